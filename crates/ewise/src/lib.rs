@@ -1,1 +1,16 @@
+//! # ewise
+//!
+//! Bit-exact, fast DirectML `ELEMENT_WISE_SIGN` and `ELEMENT_WISE_IS_INFINITY` (ONNX
+//! `Sign` and `IsInf`) on every platform. This crate re-exports the public API of
+//! [`ewise_core`] (what an operation is) and [`ewise_cpu`] (how it runs), so users add
+//! one dependency.
+//!
+//! ```
+//! use ewise::{array, NanPolicy};
+//! let mut data = [-7i8, 0, 5, i8::MIN];
+//! array::sign_in_place(&mut data, NanPolicy::Zero);
+//! assert_eq!(data, [-1, 0, 1, -1]);
+//! ```
+#![forbid(unsafe_code)]
 
+pub use ewise_cpu::*;

@@ -1,0 +1,235 @@
+//! The simple array API: typed slices and strided views, through the same kernels and
+//! layout walker as the DirectML-style path, with the ewise extensions enabled (any
+//! rank, FLOAT64, BFLOAT16, empty tensors).
+
+use ewise_core::{
+    DataType, Element, Error, InfinityMode, NanPolicy, OperatorDesc, OperatorType, Result,
+    TensorDesc, TensorRole,
+};
+use half::{bf16, f16};
+
+use crate::device::CompiledOperator;
+use crate::kernels;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types SIGN accepts: `f32`, `f64`, `f16`, `bf16` and the 8- to 64-bit integers.
+pub trait SignElement: Element + sealed::Sealed {}
+
+/// Element types IS_INFINITY accepts: `f32`, `f64`, `f16`, `bf16`.
+pub trait FloatElement: Element + sealed::Sealed {}
+
+macro_rules! impl_elements {
+    (sign: $($s:ty),*; float: $($f:ty),*) => {
+        $(impl sealed::Sealed for $s {} impl SignElement for $s {})*
+        $(impl FloatElement for $f {})*
+    };
+}
+impl_elements!(sign: f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64;
+               float: f32, f64, f16, bf16);
+
+fn length_check(operator: OperatorType, given: usize, required: usize) -> Result<()> {
+    if given == required {
+        Ok(())
+    } else {
+        Err(Error::SliceLength {
+            operator,
+            tensor: TensorRole::Output,
+            given,
+            required: required as u64,
+        })
+    }
+}
+
+/// Writes SIGN of each element of `input` to `output` (same length).
+///
+/// ```
+/// use ewise_cpu::{array, NanPolicy};
+/// let input = [-2.5f32, -0.0, f32::NAN, 7.0];
+/// let mut out = [0f32; 4];
+/// array::sign(&input, &mut out, NanPolicy::Zero).unwrap();
+/// assert_eq!(out.map(f32::to_bits), [(-1f32).to_bits(), 0, 0, 1f32.to_bits()]);
+/// ```
+pub fn sign<T: SignElement>(input: &[T], output: &mut [T], policy: NanPolicy) -> Result<()> {
+    length_check(OperatorType::ElementWiseSign, output.len(), input.len())?;
+    let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
+    (k.map)(bytemuck::cast_slice(input), bytemuck::cast_slice_mut(output));
+    Ok(())
+}
+
+/// Replaces each element of `data` by its SIGN.
+pub fn sign_in_place<T: SignElement>(data: &mut [T], policy: NanPolicy) {
+    let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
+    let f = k.map_in_place.expect("SIGN kernels run in place");
+    f(bytemuck::cast_slice_mut(data));
+}
+
+/// Writes 1 to `output` where `input` holds an infinity that `mode` detects, else 0.
+pub fn is_infinity<T: FloatElement>(input: &[T], mode: InfinityMode, output: &mut [u8]) -> Result<()> {
+    length_check(OperatorType::ElementWiseIsInfinity, output.len(), input.len())?;
+    let k = kernels::is_infinity(T::DATA_TYPE, mode).expect("every FloatElement has a kernel");
+    (k.map)(bytemuck::cast_slice(input), output);
+    Ok(())
+}
+
+/// A strided, read-only view of elements: sizes and strides in elements (stride 0
+/// broadcasts). `data[0]` is the element at index zero.
+#[derive(Debug, Clone)]
+pub struct View<'a, T> {
+    data: &'a [T],
+    sizes: Vec<u32>,
+    strides: Option<Vec<u32>>,
+}
+
+/// A strided, writable view of elements (no zero strides where the size exceeds 1).
+#[derive(Debug)]
+pub struct ViewMut<'a, T> {
+    data: &'a mut [T],
+    sizes: Vec<u32>,
+    strides: Option<Vec<u32>>,
+}
+
+impl<'a, T: Element> View<'a, T> {
+    /// A packed row-major view.
+    pub fn new(data: &'a [T], sizes: &[u32]) -> Self {
+        View {
+            data,
+            sizes: sizes.to_vec(),
+            strides: None,
+        }
+    }
+
+    /// A view with explicit strides in elements.
+    pub fn strided(data: &'a [T], sizes: &[u32], strides: &[u32]) -> Self {
+        View {
+            data,
+            sizes: sizes.to_vec(),
+            strides: Some(strides.to_vec()),
+        }
+    }
+
+    fn desc(&self, data_type: DataType) -> TensorDesc {
+        desc_of(data_type, &self.sizes, self.strides.as_deref())
+    }
+}
+
+impl<'a, T: Element> ViewMut<'a, T> {
+    /// A packed row-major view.
+    pub fn new(data: &'a mut [T], sizes: &[u32]) -> Self {
+        ViewMut {
+            data,
+            sizes: sizes.to_vec(),
+            strides: None,
+        }
+    }
+
+    /// A view with explicit strides in elements.
+    pub fn strided(data: &'a mut [T], sizes: &[u32], strides: &[u32]) -> Self {
+        ViewMut {
+            data,
+            sizes: sizes.to_vec(),
+            strides: Some(strides.to_vec()),
+        }
+    }
+
+    fn desc(&self, data_type: DataType) -> TensorDesc {
+        desc_of(data_type, &self.sizes, self.strides.as_deref())
+    }
+}
+
+fn desc_of(data_type: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
+    match strides {
+        Some(s) => TensorDesc::strided(data_type, sizes, s),
+        None => TensorDesc::new(data_type, sizes),
+    }
+}
+
+/// The exact bytes a layout spans, without DirectML's rounding to 4.
+fn exact_span(desc: &TensorDesc, size: u64) -> u64 {
+    let last: Option<u64> = match (desc.element_count(), desc.effective_strides()) {
+        (Some(0), _) => return 0,
+        (Some(_), Some(strides)) => desc
+            .sizes
+            .iter()
+            .zip(&strides)
+            .try_fold(0u64, |acc, (&n, &s)| acc.checked_add(u64::from(n - 1).checked_mul(s)?)),
+        _ => None,
+    };
+    last.and_then(|l| l.checked_add(1)?.checked_mul(size))
+        .unwrap_or(u64::MAX)
+}
+
+fn run_views(
+    desc: OperatorDesc,
+    policy: NanPolicy,
+    input: (&[u8], usize),
+    output: (&mut [u8], usize),
+) -> Result<()> {
+    let operator = desc.operator_type();
+    let element_bytes = |t: &TensorDesc| t.data_type.size_in_bytes().unwrap_or(1);
+    for (tensor, t, len) in [
+        (TensorRole::Input, desc.input(), input.1),
+        (TensorRole::Output, desc.output(), output.1),
+    ] {
+        let need = exact_span(t, element_bytes(t)) / element_bytes(t);
+        if (len as u64) < need {
+            return Err(Error::SliceLength {
+                operator,
+                tensor,
+                given: len,
+                required: need,
+            });
+        }
+    }
+    ewise_core::validate(&desc, ewise_core::FeatureLevel::LATEST, ewise_core::Extensions::Enabled)?;
+    CompiledOperator::new(&desc, policy)?.run_slices(input.0, output.0);
+    Ok(())
+}
+
+/// SIGN from a strided view into another of the same sizes.
+///
+/// ```
+/// use ewise_cpu::array::{sign_view, View, ViewMut};
+/// use ewise_cpu::NanPolicy;
+/// // The transpose of a 2x3 matrix, written packed.
+/// let m = [1i32, -2, 0, 4, -5, 6];
+/// let mut t = [0i32; 6];
+/// sign_view(&View::strided(&m, &[3, 2], &[1, 3]), &mut ViewMut::new(&mut t, &[3, 2]), NanPolicy::Zero).unwrap();
+/// assert_eq!(t, [1, 1, -1, -1, 0, 1]);
+/// ```
+pub fn sign_view<T: SignElement>(
+    input: &View<'_, T>,
+    output: &mut ViewMut<'_, T>,
+    policy: NanPolicy,
+) -> Result<()> {
+    let desc = OperatorDesc::sign(input.desc(T::DATA_TYPE), output.desc(T::DATA_TYPE));
+    let (ilen, olen) = (input.data.len(), output.data.len());
+    run_views(
+        desc,
+        policy,
+        (bytemuck::cast_slice(input.data), ilen),
+        (bytemuck::cast_slice_mut(output.data), olen),
+    )
+}
+
+/// IS_INFINITY from a strided view into a `u8` view of the same sizes.
+pub fn is_infinity_view<T: FloatElement>(
+    input: &View<'_, T>,
+    mode: InfinityMode,
+    output: &mut ViewMut<'_, u8>,
+) -> Result<()> {
+    let desc = OperatorDesc::is_infinity(
+        input.desc(T::DATA_TYPE),
+        output.desc(DataType::Uint8),
+        mode,
+    );
+    let (ilen, olen) = (input.data.len(), output.data.len());
+    run_views(
+        desc,
+        NanPolicy::Zero,
+        (bytemuck::cast_slice(input.data), ilen),
+        (output.data, olen),
+    )
+}

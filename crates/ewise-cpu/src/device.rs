@@ -1,0 +1,420 @@
+//! The DirectML-style path: device -> operator -> compiled operator -> execute.
+
+use ewise_core::{
+    validate, Error, Extensions, FeatureLevel, HazardKind, NanPolicy, OperatorDesc,
+    OperatorSupport, OperatorType, Result, TensorDesc, TensorRole,
+};
+
+use crate::buffer::{BufferBinding, BufferRef};
+use crate::kernels::{self, Kernel};
+use crate::layout::{Plan, Source};
+
+/// Binding offsets must be multiples of this unless a tensor guarantees another alignment.
+pub const DEFAULT_BINDING_ALIGNMENT: u64 = 16;
+
+/// A CPU device that behaves as a DirectML device of one feature level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Device {
+    level: FeatureLevel,
+    extensions: Extensions,
+    nan_policy: NanPolicy,
+}
+
+/// Options for creating a [`Device`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceBuilder {
+    level: FeatureLevel,
+    min_level: FeatureLevel,
+    extensions: Extensions,
+    nan_policy: NanPolicy,
+}
+
+impl Default for DeviceBuilder {
+    fn default() -> Self {
+        DeviceBuilder {
+            level: FeatureLevel::LATEST,
+            min_level: FeatureLevel::L1_0,
+            extensions: Extensions::Disabled,
+            nan_policy: NanPolicy::Zero,
+        }
+    }
+}
+
+impl DeviceBuilder {
+    /// The highest feature level the device supports (default 6_4): operators are
+    /// validated against it.
+    pub fn feature_level(mut self, level: FeatureLevel) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// The minimum level the caller needs (`DMLCreateDevice1`'s `minimumFeatureLevel`,
+    /// default 1_0); [`DeviceBuilder::build`] fails if the device's level is below it.
+    pub fn min_feature_level(mut self, level: FeatureLevel) -> Self {
+        self.min_level = level;
+        self
+    }
+
+    /// Whether operators may use the ewise extensions (see [`Extensions`]).
+    pub fn extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// The NaN policy new SIGN operators start with (default [`NanPolicy::Zero`]).
+    pub fn nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.nan_policy = policy;
+        self
+    }
+
+    /// Creates the device.
+    pub fn build(self) -> Result<Device> {
+        if self.level < self.min_level {
+            return Err(Error::FeatureLevelUnavailable {
+                requested: self.min_level,
+                supported: self.level,
+            });
+        }
+        Ok(Device {
+            level: self.level,
+            extensions: self.extensions,
+            nan_policy: self.nan_policy,
+        })
+    }
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Device::new()
+    }
+}
+
+impl Device {
+    /// A strict DirectML device at the latest feature level (6_4).
+    pub fn new() -> Device {
+        Device {
+            level: FeatureLevel::LATEST,
+            extensions: Extensions::Disabled,
+            nan_policy: NanPolicy::Zero,
+        }
+    }
+
+    /// A strict device at `level`.
+    pub fn with_feature_level(level: FeatureLevel) -> Device {
+        Device {
+            level,
+            ..Device::new()
+        }
+    }
+
+    /// Options for a device.
+    pub fn builder() -> DeviceBuilder {
+        DeviceBuilder::default()
+    }
+
+    /// The device's feature level.
+    pub fn feature_level(&self) -> FeatureLevel {
+        self.level
+    }
+
+    /// Whether the device accepts the ewise extensions.
+    pub fn extensions(&self) -> Extensions {
+        self.extensions
+    }
+
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest of `requested` that this device supports,
+    /// or `None` if it supports none of them.
+    pub fn check_feature_levels(&self, requested: &[FeatureLevel]) -> Option<FeatureLevel> {
+        requested.iter().copied().filter(|&l| l <= self.level).max()
+    }
+
+    /// Validates `desc` at this device's level and creates the operator.
+    pub fn create_operator(&self, desc: &OperatorDesc) -> Result<Operator> {
+        validate(desc, self.level, self.extensions)?;
+        Ok(Operator {
+            desc: desc.clone(),
+            nan_policy: self.nan_policy,
+        })
+    }
+}
+
+/// A validated operator, not yet compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operator {
+    desc: OperatorDesc,
+    nan_policy: NanPolicy,
+}
+
+impl Operator {
+    /// The description it was created from.
+    pub fn desc(&self) -> &OperatorDesc {
+        &self.desc
+    }
+
+    /// The NaN policy compilation will use (SIGN on float types only).
+    pub fn nan_policy(&self) -> NanPolicy {
+        self.nan_policy
+    }
+
+    /// This operator with another NaN policy.
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Operator {
+        self.nan_policy = policy;
+        self
+    }
+
+    /// Chooses the kernel and plans the layout walk, once.
+    pub fn compile(&self) -> Result<CompiledOperator> {
+        CompiledOperator::new(&self.desc, self.nan_policy)
+    }
+}
+
+/// A compiled operator: executes with bindings, any number of times.
+#[derive(Debug, Clone)]
+pub struct CompiledOperator {
+    operator: OperatorType,
+    input: TensorDesc,
+    output: TensorDesc,
+    in_place: bool,
+    same_layout: bool,
+    kernel: Kernel,
+    plan: Plan,
+}
+
+impl CompiledOperator {
+    pub(crate) fn new(desc: &OperatorDesc, policy: NanPolicy) -> Result<CompiledOperator> {
+        let operator = desc.operator_type();
+        let (input, output) = (desc.input(), desc.output());
+        let unsupported = || Error::UnsupportedDataType {
+            operator,
+            tensor: TensorRole::Input,
+            given: input.data_type,
+            level: FeatureLevel::LATEST,
+            extensions: true,
+            supported: OperatorSupport::of(operator).extended.input_types,
+        };
+        let kernel = kernels::for_desc(desc, policy).ok_or_else(unsupported)?;
+        let too_large = |tensor: TensorRole, t: &TensorDesc| Error::TensorTooLarge {
+            operator,
+            tensor,
+            sizes: t.sizes.clone(),
+            data_type: t.data_type,
+        };
+        let in_strides = input
+            .effective_strides()
+            .ok_or_else(|| too_large(TensorRole::Input, input))?;
+        let out_strides = output
+            .effective_strides()
+            .ok_or_else(|| too_large(TensorRole::Output, output))?;
+        let same_layout = input.data_type == output.data_type
+            && input
+                .sizes
+                .iter()
+                .zip(in_strides.iter().zip(&out_strides))
+                .all(|(&size, (a, b))| size <= 1 || a == b);
+        Ok(CompiledOperator {
+            operator,
+            input: input.clone(),
+            output: output.clone(),
+            in_place: OperatorSupport::of(operator).in_place && kernel.map_in_place.is_some(),
+            same_layout,
+            kernel,
+            plan: Plan::new(&input.sizes, &in_strides, &out_strides),
+        })
+    }
+
+    /// The operator this runs.
+    pub fn operator_type(&self) -> OperatorType {
+        self.operator
+    }
+
+    /// The input tensor's description.
+    pub fn input_desc(&self) -> &TensorDesc {
+        &self.input
+    }
+
+    /// The output tensor's description.
+    pub fn output_desc(&self) -> &TensorDesc {
+        &self.output
+    }
+
+    /// Runs the operator with one binding per input and per output into `buffers`.
+    ///
+    /// Checks, in order: binding counts (exactly one input and one output), buffer
+    /// indices, offset alignment (16 bytes or the tensor's GuaranteedBaseOffsetAlignment),
+    /// bound size (at least TotalTensorSizeInBytes), range inside the buffer, a writable
+    /// output buffer, and hazards: the input and output may share memory only when their
+    /// ranges are identical and the operator supports in-place execution (SIGN). Bytes of
+    /// the output range that no element covers are left as they were.
+    pub fn execute(
+        &self,
+        buffers: &mut [BufferRef<'_>],
+        inputs: &[BufferBinding],
+        outputs: &[BufferBinding],
+    ) -> Result<()> {
+        let operator = self.operator;
+        let count = |role, given: usize| {
+            if given == 1 {
+                Ok(())
+            } else {
+                Err(Error::BindingCount {
+                    operator,
+                    role,
+                    given,
+                    expected: 1,
+                })
+            }
+        };
+        count(TensorRole::Input, inputs.len())?;
+        count(TensorRole::Output, outputs.len())?;
+        let (inb, outb) = (inputs[0], outputs[0]);
+        self.check_binding(buffers, TensorRole::Input, &self.input, inb)?;
+        self.check_binding(buffers, TensorRole::Output, &self.output, outb)?;
+        // Ranges are inside their buffers, so offsets and ends fit in usize.
+        let in_range = inb.offset as usize..(inb.offset + inb.size_in_bytes) as usize;
+        let out_range = outb.offset as usize..(outb.offset + outb.size_in_bytes) as usize;
+        if inb.buffer == outb.buffer {
+            let buffer = writable(buffers, outb.buffer, operator)?;
+            if in_range == out_range && !in_range.is_empty() {
+                if !self.in_place {
+                    return Err(self.hazard(HazardKind::InPlaceNotSupported, inb, outb));
+                }
+                let data = &mut buffer[out_range];
+                if self.same_layout {
+                    self.plan.run(&self.kernel, Source::InPlace, data);
+                } else {
+                    let copy = data.to_vec();
+                    self.plan.run(&self.kernel, Source::Separate(&copy), data);
+                }
+                return Ok(());
+            }
+            if in_range.start < out_range.end && out_range.start < in_range.end {
+                return Err(self.hazard(HazardKind::PartialOverlap, inb, outb));
+            }
+            let (src, dst) = split_disjoint(buffer, in_range, out_range);
+            self.plan.run(&self.kernel, Source::Separate(src), dst);
+            return Ok(());
+        }
+        let (src, dst) = two_buffers(buffers, inb.buffer, outb.buffer, operator)?;
+        self.plan.run(
+            &self.kernel,
+            Source::Separate(&src[in_range]),
+            &mut dst[out_range],
+        );
+        Ok(())
+    }
+
+    /// Runs on byte slices that start at the tensors' bases, skipping the binding rules
+    /// (the array API). The slices must hold at least the tensors' minimum sizes.
+    pub(crate) fn run_slices(&self, input: &[u8], output: &mut [u8]) {
+        self.plan.run(&self.kernel, Source::Separate(input), output);
+    }
+
+    fn hazard(&self, kind: HazardKind, inb: BufferBinding, outb: BufferBinding) -> Error {
+        Error::Hazard {
+            operator: self.operator,
+            kind,
+            buffer: inb.buffer,
+            input_offset: inb.offset,
+            input_size: inb.size_in_bytes,
+            output_offset: outb.offset,
+            output_size: outb.size_in_bytes,
+        }
+    }
+
+    fn check_binding(
+        &self,
+        buffers: &[BufferRef<'_>],
+        tensor: TensorRole,
+        desc: &TensorDesc,
+        b: BufferBinding,
+    ) -> Result<()> {
+        let operator = self.operator;
+        let buffer = buffers.get(b.buffer).ok_or(Error::BindingBufferIndex {
+            operator,
+            tensor,
+            buffer: b.buffer,
+            count: buffers.len(),
+        })?;
+        let alignment = match desc.guaranteed_base_offset_alignment {
+            0 => DEFAULT_BINDING_ALIGNMENT,
+            a => u64::from(a),
+        };
+        if b.offset % alignment != 0 {
+            return Err(Error::BindingOffsetAlignment {
+                operator,
+                tensor,
+                offset: b.offset,
+                alignment,
+            });
+        }
+        if b.size_in_bytes < desc.total_tensor_size_in_bytes {
+            return Err(Error::BindingTooSmall {
+                operator,
+                tensor,
+                given: b.size_in_bytes,
+                required: desc.total_tensor_size_in_bytes,
+            });
+        }
+        let buffer_len = buffer.len() as u64;
+        if b.end().is_none_or(|end| end > buffer_len) {
+            return Err(Error::BindingOutOfRange {
+                operator,
+                tensor,
+                offset: b.offset,
+                size: b.size_in_bytes,
+                buffer_len,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn writable<'b>(
+    buffers: &'b mut [BufferRef<'_>],
+    index: usize,
+    operator: OperatorType,
+) -> Result<&'b mut [u8]> {
+    match &mut buffers[index] {
+        BufferRef::ReadWrite(b) => Ok(b),
+        BufferRef::ReadOnly(_) => Err(Error::ReadOnlyOutput {
+            operator,
+            buffer: index,
+        }),
+    }
+}
+
+fn two_buffers<'b>(
+    buffers: &'b mut [BufferRef<'_>],
+    input: usize,
+    output: usize,
+    operator: OperatorType,
+) -> Result<(&'b [u8], &'b mut [u8])> {
+    let (low, high) = buffers.split_at_mut(input.max(output));
+    let (in_ref, out_ref) = if input < output {
+        (&low[input], &mut high[0])
+    } else {
+        (&high[0], &mut low[output])
+    };
+    match out_ref {
+        BufferRef::ReadWrite(out) => Ok((in_ref.bytes(), out)),
+        BufferRef::ReadOnly(_) => Err(Error::ReadOnlyOutput {
+            operator,
+            buffer: output,
+        }),
+    }
+}
+
+fn split_disjoint(
+    buffer: &mut [u8],
+    input: std::ops::Range<usize>,
+    output: std::ops::Range<usize>,
+) -> (&[u8], &mut [u8]) {
+    if input.end <= output.start {
+        let (low, high) = buffer.split_at_mut(output.start);
+        (&low[input], &mut high[..output.len()])
+    } else {
+        let (low, high) = buffer.split_at_mut(input.start);
+        (&high[..input.len()], &mut low[output])
+    }
+}
+

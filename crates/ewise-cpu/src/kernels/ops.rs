@@ -1,0 +1,109 @@
+//! The per-element operations, as branch-free bit arithmetic on each type's integer
+//! representation. Each is a zero-sized type so that the slice loops in
+//! [`super::slice`] monomorphize into straight-line, vectorizable code.
+
+use std::marker::PhantomData;
+
+use bytemuck::Pod;
+
+use super::formats::{FloatFormat, Word};
+
+/// One element-wise operation from `In` to `Out`.
+pub(crate) trait Map: Send + Sync + 'static {
+    type In: Pod + Send + Sync;
+    type Out: Pod + Send + Sync;
+    fn apply(x: Self::In) -> Self::Out;
+}
+
+/// SIGN of a float: ±1 with the input's sign for every non-zero, non-NaN value
+/// (subnormals and infinities included), +0 for ±0; NaN gives +0, or itself when
+/// `PROPAGATE`.
+pub(crate) struct SignFloat<F, const PROPAGATE: bool>(PhantomData<F>);
+
+impl<F: FloatFormat, const PROPAGATE: bool> Map for SignFloat<F, PROPAGATE> {
+    type In = F::Bits;
+    type Out = F::Bits;
+
+    #[inline(always)]
+    fn apply(x: F::Bits) -> F::Bits {
+        let magnitude = x.and(F::MAGNITUDE);
+        // magnitude - 1 < INFINITY exactly for magnitudes 1..=INFINITY: zero wraps to the
+        // maximum and NaN magnitudes exceed INFINITY.
+        let signed_one = F::ONE.or(x.and(F::SIGN));
+        let ordinary = if magnitude.wrapping_dec() < F::INFINITY {
+            signed_one
+        } else {
+            F::Bits::ZERO
+        };
+        if PROPAGATE && magnitude > F::INFINITY {
+            x
+        } else {
+            ordinary
+        }
+    }
+}
+
+/// SIGN of a signed integer: -1, 0 or 1 (the minimum gives -1).
+pub(crate) struct SignSigned<T>(PhantomData<T>);
+
+/// SIGN of an unsigned integer: 0 for 0, 1 otherwise.
+pub(crate) struct SignUnsigned<T>(PhantomData<T>);
+
+macro_rules! int_sign {
+    ($($s:ty => $u:ty),*) => {$(
+        impl Map for SignSigned<$s> {
+            type In = $s;
+            type Out = $s;
+            #[inline(always)]
+            fn apply(x: $s) -> $s {
+                (x > 0) as $s - (x < 0) as $s
+            }
+        }
+        impl Map for SignUnsigned<$u> {
+            type In = $u;
+            type Out = $u;
+            #[inline(always)]
+            fn apply(x: $u) -> $u {
+                (x != 0) as $u
+            }
+        }
+    )*};
+}
+int_sign!(i8 => u8, i16 => u16, i32 => u32, i64 => u64);
+
+/// IS_INFINITY: 1 when the magnitude is exactly infinity and the sign is one `MODE`
+/// detects (0 = either, 1 = positive, 2 = negative), else 0. NaN is never infinity.
+pub(crate) struct IsInfinity<F, const MODE: u32>(PhantomData<F>);
+
+/// `MODE` values of [`IsInfinity`]; they equal DirectML's `DML_IS_INFINITY_MODE`.
+pub(crate) const EITHER: u32 = 0;
+pub(crate) const POSITIVE: u32 = 1;
+pub(crate) const NEGATIVE: u32 = 2;
+
+impl<F: FloatFormat, const MODE: u32> Map for IsInfinity<F, MODE> {
+    type In = F::Bits;
+    type Out = u8;
+
+    #[inline(always)]
+    fn apply(x: F::Bits) -> u8 {
+        let hit = match MODE {
+            POSITIVE => x == F::INFINITY,
+            NEGATIVE => x == F::INFINITY.or(F::SIGN),
+            _ => x.and(F::MAGNITUDE) == F::INFINITY,
+        };
+        hit as u8
+    }
+}
+
+/// A constant 0 output: IS_INFINITY of formats without infinities, or with mode NEITHER.
+pub(crate) struct AllFalse<T>(PhantomData<T>);
+
+impl<T: Pod + Send + Sync> Map for AllFalse<T> {
+    type In = T;
+    type Out = u8;
+
+    #[inline(always)]
+    fn apply(_: T) -> u8 {
+        0
+    }
+}

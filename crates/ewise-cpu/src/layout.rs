@@ -1,0 +1,238 @@
+//! Strided-layout walking: the one place that knows about strides.
+//!
+//! A [`Plan`] is made once per compiled operator. It drops dimensions of size 1, orders
+//! the rest so the output's smallest stride is innermost, and merges neighbours that are
+//! contiguous in both tensors; a packed tensor becomes a single run. Executing the plan
+//! hands the kernel plain byte slices: contiguous runs directly, other runs (broadcast or
+//! transposed inputs, padded outputs) gathered into and scattered from aligned chunks.
+
+use ewise_core::support::MAX_EXTENDED_DIMENSIONS;
+
+use crate::kernels::Kernel;
+
+/// Elements per gather/scatter chunk.
+const CHUNK: usize = 512;
+
+/// One dimension of a plan: a size and a stride (in elements) in each tensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dim {
+    pub size: u64,
+    pub in_stride: u64,
+    pub out_stride: u64,
+}
+
+/// Where a run's input comes from.
+pub(crate) enum Source<'a> {
+    /// A separate input range.
+    Separate(&'a [u8]),
+    /// The output range itself, with the same layout (in-place execution).
+    InPlace,
+}
+
+/// The walk over a pair of same-shaped layouts, outermost dimension first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    dims: Vec<Dim>,
+    elements: u64,
+}
+
+impl Plan {
+    /// Plans the walk over tensors of these sizes and strides (in elements).
+    pub fn new(sizes: &[u32], in_strides: &[u64], out_strides: &[u64]) -> Plan {
+        let elements = sizes.iter().map(|&s| u64::from(s)).product();
+        let mut dims: Vec<Dim> = sizes
+            .iter()
+            .zip(in_strides.iter().zip(out_strides))
+            .filter(|(&size, _)| size != 1)
+            .map(|(&size, (&in_stride, &out_stride))| Dim {
+                size: size.into(),
+                in_stride,
+                out_stride,
+            })
+            .collect();
+        dims.sort_by(|a, b| {
+            b.out_stride
+                .cmp(&a.out_stride)
+                .then(b.in_stride.cmp(&a.in_stride))
+        });
+        let mut merged: Vec<Dim> = Vec::with_capacity(dims.len().max(1));
+        for d in dims {
+            match merged.last_mut() {
+                Some(outer)
+                    if outer.in_stride == d.in_stride * d.size
+                        && outer.out_stride == d.out_stride * d.size =>
+                {
+                    outer.size *= d.size;
+                    outer.in_stride = d.in_stride;
+                    outer.out_stride = d.out_stride;
+                }
+                _ => merged.push(d),
+            }
+        }
+        if merged.is_empty() {
+            merged.push(Dim {
+                size: 1,
+                in_stride: 1,
+                out_stride: 1,
+            });
+        }
+        Plan {
+            dims: merged,
+            elements,
+        }
+    }
+
+    /// The merged dimensions, outermost first (at least one).
+    #[cfg(test)]
+    pub fn dims(&self) -> &[Dim] {
+        &self.dims
+    }
+
+    /// Runs `kernel` over every element. `src` and `dst` start at the tensors' bases and
+    /// hold at least their minimum sizes (checked by validation and binding).
+    pub fn run(&self, kernel: &Kernel, src: Source<'_>, dst: &mut [u8]) {
+        if self.elements == 0 {
+            return;
+        }
+        let (inner, outer) = self.dims.split_last().expect("a plan has a dimension");
+        let mut index = [0u64; MAX_EXTENDED_DIMENSIONS as usize];
+        let mut in_base = 0u64;
+        let mut out_base = 0u64;
+        loop {
+            run_row(kernel, &src, dst, *inner, in_base, out_base);
+            let mut d = outer.len();
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                index[d] += 1;
+                in_base += outer[d].in_stride;
+                out_base += outer[d].out_stride;
+                if index[d] < outer[d].size {
+                    break;
+                }
+                in_base -= outer[d].in_stride * outer[d].size;
+                out_base -= outer[d].out_stride * outer[d].size;
+                index[d] = 0;
+            }
+        }
+    }
+}
+
+fn run_row(kernel: &Kernel, src: &Source<'_>, dst: &mut [u8], row: Dim, in_base: u64, out_base: u64) {
+    let (is, os) = (kernel.in_size, kernel.out_size);
+    let len = row.size as usize;
+    let in_at = in_base as usize * is;
+    let out_at = out_base as usize * os;
+    if row.in_stride == 1 && row.out_stride == 1 {
+        let out = &mut dst[out_at..out_at + len * os];
+        match src {
+            Source::Separate(input) => (kernel.map)(&input[in_at..in_at + len * is], out),
+            Source::InPlace => match kernel.map_in_place {
+                Some(f) => f(out),
+                None => unreachable!("in-place plans are only made for in-place kernels"),
+            },
+        }
+        return;
+    }
+    let mut tmp_in = [0u64; CHUNK];
+    let mut tmp_out = [0u64; CHUNK];
+    let mut start = 0usize;
+    while start < len {
+        let n = CHUNK.min(len - start);
+        let tin = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut tmp_in)[..n * is];
+        let first_in = in_at + start * row.in_stride as usize * is;
+        let in_step = row.in_stride as usize * is;
+        match src {
+            Source::Separate(input) => gather(tin, input, first_in, in_step, is),
+            Source::InPlace => gather(tin, dst, first_in, in_step, is),
+        }
+        let tout = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut tmp_out)[..n * os];
+        (kernel.map)(tin, tout);
+        let first_out = out_at + start * row.out_stride as usize * os;
+        scatter(tout, dst, first_out, row.out_stride as usize * os, os);
+        start += n;
+    }
+}
+
+fn gather(tmp: &mut [u8], src: &[u8], first: usize, step: usize, size: usize) {
+    match size {
+        1 => gather_n::<1>(tmp, src, first, step),
+        2 => gather_n::<2>(tmp, src, first, step),
+        4 => gather_n::<4>(tmp, src, first, step),
+        _ => gather_n::<8>(tmp, src, first, step),
+    }
+}
+
+fn gather_n<const N: usize>(tmp: &mut [u8], src: &[u8], first: usize, step: usize) {
+    for (i, t) in tmp.chunks_exact_mut(N).enumerate() {
+        let at = first + i * step;
+        t.copy_from_slice(&src[at..at + N]);
+    }
+}
+
+fn scatter(tmp: &[u8], dst: &mut [u8], first: usize, step: usize, size: usize) {
+    match size {
+        1 => scatter_n::<1>(tmp, dst, first, step),
+        2 => scatter_n::<2>(tmp, dst, first, step),
+        4 => scatter_n::<4>(tmp, dst, first, step),
+        _ => scatter_n::<8>(tmp, dst, first, step),
+    }
+}
+
+fn scatter_n<const N: usize>(tmp: &[u8], dst: &mut [u8], first: usize, step: usize) {
+    for (i, t) in tmp.chunks_exact(N).enumerate() {
+        let at = first + i * step;
+        dst[at..at + N].copy_from_slice(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(size: u64, in_stride: u64, out_stride: u64) -> Dim {
+        Dim {
+            size,
+            in_stride,
+            out_stride,
+        }
+    }
+
+    #[test]
+    fn packed_merges_to_one_run() {
+        let p = Plan::new(&[2, 3, 4], &[12, 4, 1], &[12, 4, 1]);
+        assert_eq!(p.dims(), &[d(24, 1, 1)]);
+    }
+
+    #[test]
+    fn size_one_dims_vanish_and_scalars_are_one_run() {
+        let p = Plan::new(&[1, 5, 1], &[99, 1, 7], &[5, 1, 1]);
+        assert_eq!(p.dims(), &[d(5, 1, 1)]);
+        let p = Plan::new(&[], &[], &[]);
+        assert_eq!(p.dims(), &[d(1, 1, 1)]);
+    }
+
+    #[test]
+    fn transposed_input_orders_by_output() {
+        // Input is the transpose of a 3x4 array: sizes [4, 3], strides [1, 4].
+        let p = Plan::new(&[4, 3], &[1, 4], &[3, 1]);
+        assert_eq!(p.dims(), &[d(4, 1, 3), d(3, 4, 1)]);
+    }
+
+    #[test]
+    fn output_order_wins_over_given_order() {
+        // Output written column-major: the output's unit stride goes innermost.
+        let p = Plan::new(&[4, 3], &[3, 1], &[1, 4]);
+        assert_eq!(p.dims(), &[d(3, 1, 4), d(4, 3, 1)]);
+    }
+
+    #[test]
+    fn broadcast_and_padding_merge_where_possible() {
+        let p = Plan::new(&[2, 3, 4], &[0, 0, 0], &[12, 4, 1]);
+        assert_eq!(p.dims(), &[d(24, 0, 1)]);
+        let p = Plan::new(&[2, 3], &[8, 1], &[3, 1]);
+        assert_eq!(p.dims(), &[d(2, 8, 3), d(3, 1, 1)]);
+    }
+}
