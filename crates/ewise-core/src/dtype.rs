@@ -128,9 +128,7 @@ impl DataType {
         match self {
             DataType::Float64 | DataType::Uint64 | DataType::Int64 => Some(8),
             DataType::Float32 | DataType::Uint32 | DataType::Int32 => Some(4),
-            DataType::Float16 | DataType::Uint16 | DataType::Int16 | DataType::Bfloat16 => {
-                Some(2)
-            }
+            DataType::Float16 | DataType::Uint16 | DataType::Int16 | DataType::Bfloat16 => Some(2),
             DataType::Uint8
             | DataType::Int8
             | DataType::Bool

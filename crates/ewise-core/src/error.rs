@@ -310,6 +310,26 @@ pub enum Error {
         /// The output binding's size.
         output_size: u64,
     },
+    /// A byte slice shorter than its tensor's layout needs.
+    #[error("{operator}: {tensor} data has {given} bytes, but its sizes, strides and data type need {required}")]
+    BytesTooShort {
+        /// The operator.
+        operator: OperatorType,
+        /// Which tensor.
+        tensor: TensorRole,
+        /// Bytes given.
+        given: u64,
+        /// Bytes required (the exact span, without rounding).
+        required: u64,
+    },
+    /// In-place execution was asked of an operator or layout pair that does not allow it.
+    #[error("{operator}: in-place execution is not possible here ({reason})")]
+    InPlaceUnsupported {
+        /// The operator.
+        operator: OperatorType,
+        /// Why not.
+        reason: &'static str,
+    },
     /// The array-level API was given a slice whose length does not match the shape.
     #[error("{operator}: {tensor} slice has {given} elements, but its shape and strides need {required}")]
     SliceLength {

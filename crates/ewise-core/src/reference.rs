@@ -47,7 +47,16 @@ pub fn sign_bits(data_type: DataType, bits: u64, policy: NanPolicy) -> Option<u6
     let r = match data_type {
         DataType::Float32 => {
             let x = f32::from_bits(bits as u32);
-            float(x, bits, x.is_nan(), 0.0, 1.0, -1.0, |v| v.to_bits().into(), policy)
+            float(
+                x,
+                bits,
+                x.is_nan(),
+                0.0,
+                1.0,
+                -1.0,
+                |v| v.to_bits().into(),
+                policy,
+            )
         }
         DataType::Float64 => {
             let x = f64::from_bits(bits);
@@ -192,7 +201,12 @@ pub fn run(desc: &OperatorDesc, policy: NanPolicy, input: &[u8], output: &mut [u
     Ok(())
 }
 
-fn check_span(desc: &OperatorDesc, tensor: TensorRole, t: &TensorDesc, len: usize) -> Result<usize> {
+fn check_span(
+    desc: &OperatorDesc,
+    tensor: TensorRole,
+    t: &TensorDesc,
+    len: usize,
+) -> Result<usize> {
     let required = t.min_size_in_bytes().unwrap_or(u64::MAX);
     if (len as u64) < required {
         return Err(Error::BindingTooSmall {
@@ -251,13 +265,27 @@ mod tests {
         for p in NanPolicy::ALL {
             assert_eq!(s(Float32, 0x8000_0000, p), 0, "-0 gives +0");
             assert_eq!(s(Float32, 0, p), 0);
-            assert_eq!(s(Float32, 0x0000_0001, p), 0x3F80_0000, "smallest subnormal");
-            assert_eq!(s(Float32, 0x8000_0001, p), 0xBF80_0000, "negative subnormal");
+            assert_eq!(
+                s(Float32, 0x0000_0001, p),
+                0x3F80_0000,
+                "smallest subnormal"
+            );
+            assert_eq!(
+                s(Float32, 0x8000_0001, p),
+                0xBF80_0000,
+                "negative subnormal"
+            );
             assert_eq!(s(Float32, 0x7F80_0000, p), 0x3F80_0000, "+inf");
             assert_eq!(s(Float32, 0xFF80_0000, p), 0xBF80_0000, "-inf");
             assert_eq!(s(Float32, 0x7F7F_FFFF, p), 0x3F80_0000, "max finite");
         }
-        for nan in [0x7FC0_0000u64, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FA5_A5A5] {
+        for nan in [
+            0x7FC0_0000u64,
+            0xFFC0_0000,
+            0x7F80_0001,
+            0xFFFF_FFFF,
+            0x7FA5_A5A5,
+        ] {
             assert_eq!(s(Float32, nan, Zero), 0);
             assert_eq!(s(Float32, nan, Propagate), nan);
         }
@@ -267,8 +295,14 @@ mod tests {
     fn float64_and_half_pinned_cases() {
         assert_eq!(s(Float64, 0x8000_0000_0000_0000, Zero), 0);
         assert_eq!(s(Float64, 1, Zero), 0x3FF0_0000_0000_0000);
-        assert_eq!(s(Float64, 0x8000_0000_0000_0001, Zero), 0xBFF0_0000_0000_0000);
-        assert_eq!(s(Float64, 0xFFF8_0000_0000_0123, Propagate), 0xFFF8_0000_0000_0123);
+        assert_eq!(
+            s(Float64, 0x8000_0000_0000_0001, Zero),
+            0xBFF0_0000_0000_0000
+        );
+        assert_eq!(
+            s(Float64, 0xFFF8_0000_0000_0123, Propagate),
+            0xFFF8_0000_0000_0123
+        );
         assert_eq!(s(Float64, 0xFFF8_0000_0000_0123, Zero), 0);
         assert_eq!(s(Float16, 0x8000, Zero), 0);
         assert_eq!(s(Float16, 0x0001, Zero), 0x3C00);
@@ -327,7 +361,11 @@ mod tests {
             (Float8E4M3Fnuz, 0x80),
             (Float8E5M2Fnuz, 0x7C),
         ] {
-            assert_eq!(is_infinity_bits(t, bits, Either), Some(false), "{t} {bits:#x}");
+            assert_eq!(
+                is_infinity_bits(t, bits, Either),
+                Some(false),
+                "{t} {bits:#x}"
+            );
         }
         assert_eq!(is_infinity_bits(Int32, 0, Either), None);
     }

@@ -33,8 +33,7 @@ pub struct SupportRow {
 impl SupportRow {
     /// Whether this dimension count is accepted.
     pub fn accepts_dimensions(&self, count: usize) -> bool {
-        u32::try_from(count)
-            .is_ok_and(|c| (self.min_dimensions..=self.max_dimensions).contains(&c))
+        u32::try_from(count).is_ok_and(|c| (self.min_dimensions..=self.max_dimensions).contains(&c))
     }
 }
 
@@ -62,8 +61,7 @@ const SIGN_4_1: &[DataType] = &[
     Float32, Float16, Int64, Int32, Int16, Int8, Uint64, Uint32, Uint16, Uint8,
 ];
 const SIGN_EXTENDED: &[DataType] = &[
-    Float32, Float16, Float64, Bfloat16, Int64, Int32, Int16, Int8, Uint64, Uint32, Uint16,
-    Uint8,
+    Float32, Float16, Float64, Bfloat16, Int64, Int32, Int16, Int8, Uint64, Uint32, Uint16, Uint8,
 ];
 const IS_INF_INPUT: &[DataType] = &[Float32, Float16];
 const IS_INF_OUTPUT: &[DataType] = &[Uint8];
@@ -181,10 +179,19 @@ mod tests {
     fn rows_are_ordered_and_start_at_introduction() {
         for op in OPERATORS {
             assert_eq!(op.rows[0].from_level, op.introduced);
-            assert!(op.rows.windows(2).all(|w| w[0].from_level < w[1].from_level));
+            assert!(op
+                .rows
+                .windows(2)
+                .all(|w| w[0].from_level < w[1].from_level));
             for row in op.rows {
-                assert!(row.input_types.iter().all(|t| op.extended.input_types.contains(t)));
-                assert!(row.output_types.iter().all(|t| op.extended.output_types.contains(t)));
+                assert!(row
+                    .input_types
+                    .iter()
+                    .all(|t| op.extended.input_types.contains(t)));
+                assert!(row
+                    .output_types
+                    .iter()
+                    .all(|t| op.extended.output_types.contains(t)));
                 assert!(op.extended.min_dimensions <= row.min_dimensions);
                 assert!(op.extended.max_dimensions >= row.max_dimensions);
             }

@@ -122,6 +122,25 @@ impl TensorDesc {
         }
     }
 
+    /// The bytes from the tensor's base to the end of its last element, without
+    /// DirectML's rounding to 4: what a caller must really provide. 0 for empty tensors;
+    /// `None` on overflow, for types without a byte size, or a wrong stride count.
+    pub fn exact_span_in_bytes(&self) -> Option<u64> {
+        let size = self.data_type.size_in_bytes()?;
+        if self.element_count()? == 0 {
+            return Some(0);
+        }
+        let strides = self.effective_strides()?;
+        let last = self
+            .sizes
+            .iter()
+            .zip(&strides)
+            .try_fold(0u64, |acc, (&n, &s)| {
+                acc.checked_add(u64::from(n - 1).checked_mul(s)?)
+            })?;
+        last.checked_add(1)?.checked_mul(size)
+    }
+
     /// The minimum `total_tensor_size_in_bytes` (DirectML's `DMLCalcBufferTensorSize`).
     pub fn min_size_in_bytes(&self) -> Option<u64> {
         calc_buffer_tensor_size(self.data_type, &self.sizes, self.strides.as_deref())
@@ -153,9 +172,7 @@ pub fn calc_buffer_tensor_size(
 ) -> Option<u64> {
     let element_size = u128::from(data_type.size_in_bytes()?);
     if sizes.contains(&0) {
-        return strides
-            .is_none_or(|s| s.len() == sizes.len())
-            .then_some(0);
+        return strides.is_none_or(|s| s.len() == sizes.len()).then_some(0);
     }
     let elements: u128 = match strides {
         None => sizes
@@ -240,6 +257,28 @@ mod tests {
         assert_eq!(
             calc_buffer_tensor_size(DataType::Int8, &[u32::MAX, u32::MAX], Some(&[u32::MAX, 1])),
             Some(((m - 1) * m + m + 3) & !3)
+        );
+    }
+
+    #[test]
+    fn exact_span_skips_rounding() {
+        assert_eq!(
+            TensorDesc::new(DataType::Uint8, &[3]).exact_span_in_bytes(),
+            Some(3)
+        );
+        assert_eq!(
+            TensorDesc::new(DataType::Uint8, &[3]).min_size_in_bytes(),
+            Some(4)
+        );
+        let t = TensorDesc::strided(DataType::Int16, &[2, 3], &[8, 1]);
+        assert_eq!(t.exact_span_in_bytes(), Some(22));
+        assert_eq!(
+            TensorDesc::new(DataType::Int16, &[2, 0]).exact_span_in_bytes(),
+            Some(0)
+        );
+        assert_eq!(
+            TensorDesc::new(DataType::Int16, &[]).exact_span_in_bytes(),
+            Some(2)
         );
     }
 

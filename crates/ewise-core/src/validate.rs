@@ -185,8 +185,7 @@ impl Rules<'_> {
             });
         }
         let alignment = desc.guaranteed_base_offset_alignment;
-        if alignment != 0 && (!alignment.is_power_of_two() || u64::from(alignment) < element_size)
-        {
+        if alignment != 0 && (!alignment.is_power_of_two() || u64::from(alignment) < element_size) {
             return Err(Error::InvalidAlignment {
                 operator,
                 tensor,

@@ -55,7 +55,10 @@ fn length_check(operator: OperatorType, given: usize, required: usize) -> Result
 pub fn sign<T: SignElement>(input: &[T], output: &mut [T], policy: NanPolicy) -> Result<()> {
     length_check(OperatorType::ElementWiseSign, output.len(), input.len())?;
     let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
-    (k.map)(bytemuck::cast_slice(input), bytemuck::cast_slice_mut(output));
+    (k.map)(
+        bytemuck::cast_slice(input),
+        bytemuck::cast_slice_mut(output),
+    );
     Ok(())
 }
 
@@ -67,8 +70,16 @@ pub fn sign_in_place<T: SignElement>(data: &mut [T], policy: NanPolicy) {
 }
 
 /// Writes 1 to `output` where `input` holds an infinity that `mode` detects, else 0.
-pub fn is_infinity<T: FloatElement>(input: &[T], mode: InfinityMode, output: &mut [u8]) -> Result<()> {
-    length_check(OperatorType::ElementWiseIsInfinity, output.len(), input.len())?;
+pub fn is_infinity<T: FloatElement>(
+    input: &[T],
+    mode: InfinityMode,
+    output: &mut [u8],
+) -> Result<()> {
+    length_check(
+        OperatorType::ElementWiseIsInfinity,
+        output.len(),
+        input.len(),
+    )?;
     let k = kernels::is_infinity(T::DATA_TYPE, mode).expect("every FloatElement has a kernel");
     (k.map)(bytemuck::cast_slice(input), output);
     Ok(())
@@ -146,21 +157,6 @@ fn desc_of(data_type: DataType, sizes: &[u32], strides: Option<&[u32]>) -> Tenso
     }
 }
 
-/// The exact bytes a layout spans, without DirectML's rounding to 4.
-fn exact_span(desc: &TensorDesc, size: u64) -> u64 {
-    let last: Option<u64> = match (desc.element_count(), desc.effective_strides()) {
-        (Some(0), _) => return 0,
-        (Some(_), Some(strides)) => desc
-            .sizes
-            .iter()
-            .zip(&strides)
-            .try_fold(0u64, |acc, (&n, &s)| acc.checked_add(u64::from(n - 1).checked_mul(s)?)),
-        _ => None,
-    };
-    last.and_then(|l| l.checked_add(1)?.checked_mul(size))
-        .unwrap_or(u64::MAX)
-}
-
 fn run_views(
     desc: OperatorDesc,
     policy: NanPolicy,
@@ -168,12 +164,12 @@ fn run_views(
     output: (&mut [u8], usize),
 ) -> Result<()> {
     let operator = desc.operator_type();
-    let element_bytes = |t: &TensorDesc| t.data_type.size_in_bytes().unwrap_or(1);
     for (tensor, t, len) in [
         (TensorRole::Input, desc.input(), input.1),
         (TensorRole::Output, desc.output(), output.1),
     ] {
-        let need = exact_span(t, element_bytes(t)) / element_bytes(t);
+        let element = t.data_type.size_in_bytes().unwrap_or(1);
+        let need = t.exact_span_in_bytes().unwrap_or(u64::MAX) / element;
         if (len as u64) < need {
             return Err(Error::SliceLength {
                 operator,
@@ -183,9 +179,12 @@ fn run_views(
             });
         }
     }
-    ewise_core::validate(&desc, ewise_core::FeatureLevel::LATEST, ewise_core::Extensions::Enabled)?;
-    CompiledOperator::new(&desc, policy)?.run_slices(input.0, output.0);
-    Ok(())
+    ewise_core::validate(
+        &desc,
+        ewise_core::FeatureLevel::LATEST,
+        ewise_core::Extensions::Enabled,
+    )?;
+    CompiledOperator::new(&desc, policy)?.execute_slices(input.0, output.0)
 }
 
 /// SIGN from a strided view into another of the same sizes.
@@ -220,11 +219,8 @@ pub fn is_infinity_view<T: FloatElement>(
     mode: InfinityMode,
     output: &mut ViewMut<'_, u8>,
 ) -> Result<()> {
-    let desc = OperatorDesc::is_infinity(
-        input.desc(T::DATA_TYPE),
-        output.desc(DataType::Uint8),
-        mode,
-    );
+    let desc =
+        OperatorDesc::is_infinity(input.desc(T::DATA_TYPE), output.desc(DataType::Uint8), mode);
     let (ilen, olen) = (input.data.len(), output.data.len());
     run_views(
         desc,

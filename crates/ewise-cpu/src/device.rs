@@ -303,10 +303,50 @@ impl CompiledOperator {
         Ok(())
     }
 
-    /// Runs on byte slices that start at the tensors' bases, skipping the binding rules
-    /// (the array API). The slices must hold at least the tensors' minimum sizes.
-    pub(crate) fn run_slices(&self, input: &[u8], output: &mut [u8]) {
+    /// Runs on byte slices that start at the tensors' bases, without DirectML's binding
+    /// rules: for callers with their own memory (files, graph buffers). Each slice must
+    /// hold its tensor's exact span ([`TensorDesc::exact_span_in_bytes`]: no rounding to
+    /// 4 bytes, no offset alignment); the slices cannot overlap, by Rust's borrow rules.
+    pub fn execute_slices(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        self.check_span(TensorRole::Input, &self.input, input.len())?;
+        self.check_span(TensorRole::Output, &self.output, output.len())?;
         self.plan.run(&self.kernel, Source::Separate(input), output);
+        Ok(())
+    }
+
+    /// Runs in place on one byte slice holding the input, which the output replaces.
+    /// Needs an operator that supports in-place execution (SIGN) and input and output
+    /// descriptions that place every element at the same bytes.
+    pub fn execute_in_place_slice(&self, data: &mut [u8]) -> Result<()> {
+        let reason = if !self.in_place {
+            "the operator does not support in-place execution"
+        } else if !self.same_layout {
+            "the input and output layouts place elements at different bytes"
+        } else {
+            ""
+        };
+        if !reason.is_empty() {
+            return Err(Error::InPlaceUnsupported {
+                operator: self.operator,
+                reason,
+            });
+        }
+        self.check_span(TensorRole::Input, &self.input, data.len())?;
+        self.plan.run(&self.kernel, Source::InPlace, data);
+        Ok(())
+    }
+
+    fn check_span(&self, tensor: TensorRole, desc: &TensorDesc, len: usize) -> Result<()> {
+        let required = desc.exact_span_in_bytes().unwrap_or(u64::MAX);
+        if (len as u64) < required {
+            return Err(Error::BytesTooShort {
+                operator: self.operator,
+                tensor,
+                given: len as u64,
+                required,
+            });
+        }
+        Ok(())
     }
 
     fn hazard(&self, kind: HazardKind, inb: BufferBinding, outb: BufferBinding) -> Error {
@@ -417,4 +457,3 @@ fn split_disjoint(
         (&high[..input.len()], &mut low[output])
     }
 }
-

@@ -120,7 +120,14 @@ impl Plan {
     }
 }
 
-fn run_row(kernel: &Kernel, src: &Source<'_>, dst: &mut [u8], row: Dim, in_base: u64, out_base: u64) {
+fn run_row(
+    kernel: &Kernel,
+    src: &Source<'_>,
+    dst: &mut [u8],
+    row: Dim,
+    in_base: u64,
+    out_base: u64,
+) {
     let (is, os) = (kernel.in_size, kernel.out_size);
     let len = row.size as usize;
     let in_at = in_base as usize * is;

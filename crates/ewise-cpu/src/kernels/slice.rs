@@ -61,11 +61,13 @@ fn bounce<M: Map>(src: &[u8], dst: &mut [u8]) {
     let out_size = std::mem::size_of::<M::Out>();
     let mut tmp_in = [M::In::zeroed(); CHUNK];
     let mut tmp_out = [M::Out::zeroed(); CHUNK];
-    for (s, d) in src.chunks(CHUNK * in_size).zip(dst.chunks_mut(CHUNK * out_size)) {
+    for (s, d) in src
+        .chunks(CHUNK * in_size)
+        .zip(dst.chunks_mut(CHUNK * out_size))
+    {
         let n = s.len() / in_size;
         bytemuck::cast_slice_mut::<M::In, u8>(&mut tmp_in[..n]).copy_from_slice(s);
         map::<M>(&tmp_in[..n], &mut tmp_out[..n]);
         d.copy_from_slice(bytemuck::cast_slice::<M::Out, u8>(&tmp_out[..n]));
     }
 }
-

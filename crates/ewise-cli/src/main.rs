@@ -1,0 +1,2 @@
+//! The `ewise` command (work in progress).
+fn main() {}

@@ -1,0 +1,1 @@
+//! ONNX front end for ewise (work in progress).
