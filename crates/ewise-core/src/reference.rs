@@ -21,74 +21,69 @@ use crate::tensor::TensorDesc;
 ///   [`NanPolicy::Propagate`];
 /// - signed minimum gives -1; unsigned values give 0 for 0 and 1 otherwise.
 pub fn sign_bits(data_type: DataType, bits: u64, policy: NanPolicy) -> Option<u64> {
-    fn float<T: PartialOrd + Copy>(
-        x: T,
-        bits: u64,
-        is_nan: bool,
+    /// The three results a float type can give, besides a propagated NaN.
+    struct Unit<T> {
         zero: T,
         one: T,
         minus_one: T,
+    }
+    fn float<T: PartialOrd + Copy>(
+        x: T,
+        is_nan: bool,
+        unit: Unit<T>,
         to_bits: impl Fn(T) -> u64,
+        bits: u64,
         policy: NanPolicy,
     ) -> u64 {
         if is_nan {
             match policy {
-                NanPolicy::Zero => to_bits(zero),
+                NanPolicy::Zero => to_bits(unit.zero),
                 NanPolicy::Propagate => bits,
             }
-        } else if x < zero {
-            to_bits(minus_one)
-        } else if x > zero {
-            to_bits(one)
+        } else if x < unit.zero {
+            to_bits(unit.minus_one)
+        } else if x > unit.zero {
+            to_bits(unit.one)
         } else {
-            to_bits(zero)
+            to_bits(unit.zero)
         }
     }
     let r = match data_type {
         DataType::Float32 => {
             let x = f32::from_bits(bits as u32);
-            float(
-                x,
-                bits,
-                x.is_nan(),
-                0.0,
-                1.0,
-                -1.0,
-                |v| v.to_bits().into(),
-                policy,
-            )
+            let unit = Unit {
+                zero: 0.0,
+                one: 1.0,
+                minus_one: -1.0,
+            };
+            float(x, x.is_nan(), unit, |v| v.to_bits().into(), bits, policy)
         }
         DataType::Float64 => {
             let x = f64::from_bits(bits);
-            float(x, bits, x.is_nan(), 0.0, 1.0, -1.0, f64::to_bits, policy)
+            let unit = Unit {
+                zero: 0.0,
+                one: 1.0,
+                minus_one: -1.0,
+            };
+            float(x, x.is_nan(), unit, f64::to_bits, bits, policy)
         }
         DataType::Float16 => {
             let x = f16::from_bits(bits as u16);
-            let to = |v: f16| u64::from(v.to_bits());
-            float(
-                x,
-                bits,
-                x.is_nan(),
-                f16::ZERO,
-                f16::ONE,
-                f16::NEG_ONE,
-                to,
-                policy,
-            )
+            let unit = Unit {
+                zero: f16::ZERO,
+                one: f16::ONE,
+                minus_one: f16::NEG_ONE,
+            };
+            float(x, x.is_nan(), unit, |v| v.to_bits().into(), bits, policy)
         }
         DataType::Bfloat16 => {
             let x = bf16::from_bits(bits as u16);
-            let to = |v: bf16| u64::from(v.to_bits());
-            float(
-                x,
-                bits,
-                x.is_nan(),
-                bf16::ZERO,
-                bf16::ONE,
-                bf16::NEG_ONE,
-                to,
-                policy,
-            )
+            let unit = Unit {
+                zero: bf16::ZERO,
+                one: bf16::ONE,
+                minus_one: bf16::NEG_ONE,
+            };
+            float(x, x.is_nan(), unit, |v| v.to_bits().into(), bits, policy)
         }
         DataType::Int8 => u64::from((bits as i8).signum() as u8),
         DataType::Int16 => u64::from((bits as i16).signum() as u16),
