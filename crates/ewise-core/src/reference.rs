@@ -157,10 +157,17 @@ pub fn is_infinity_bits(data_type: DataType, bits: u64, mode: InfinityMode) -> O
 pub fn run(desc: &OperatorDesc, policy: NanPolicy, input: &[u8], output: &mut [u8]) -> Result<()> {
     let in_desc = desc.input();
     let out_desc = desc.output();
+    if in_desc.sizes != out_desc.sizes {
+        return Err(Error::SizesMismatch {
+            operator: desc.operator_type(),
+            input: in_desc.sizes.clone(),
+            output: out_desc.sizes.clone(),
+        });
+    }
     let in_size = check_span(desc, TensorRole::Input, in_desc, input.len())?;
     let out_size = check_span(desc, TensorRole::Output, out_desc, output.len())?;
-    let in_strides = in_desc.effective_strides().unwrap_or_default();
-    let out_strides = out_desc.effective_strides().unwrap_or_default();
+    let in_strides = strides(desc, TensorRole::Input, in_desc)?;
+    let out_strides = strides(desc, TensorRole::Output, out_desc)?;
     let sizes = &in_desc.sizes;
     let count = in_desc.element_count().unwrap_or(0);
     let mut index = vec![0u32; sizes.len()];
@@ -212,6 +219,15 @@ fn check_span(
         });
     }
     Ok(t.data_type.size_in_bytes().unwrap_or(1) as usize)
+}
+
+fn strides(desc: &OperatorDesc, tensor: TensorRole, t: &TensorDesc) -> Result<Vec<u64>> {
+    t.effective_strides().ok_or_else(|| Error::StrideCount {
+        operator: desc.operator_type(),
+        tensor,
+        given: t.strides.as_ref().map_or(0, Vec::len),
+        expected: t.sizes.len(),
+    })
 }
 
 fn offset(index: &[u32], strides: &[u64]) -> usize {
@@ -376,5 +392,11 @@ mod tests {
         assert_eq!(output, [1, 0xFF, 0, 0]);
         let short = [0u8; 2];
         assert!(run(&desc, Zero, &short, &mut output).is_err());
+        let bad = OperatorDesc::sign(TensorDesc::new(Int8, &[2, 2]), TensorDesc::new(Int8, &[4]));
+        assert!(run(&bad, Zero, &input, &mut output).is_err());
+        let mut bad_strides = TensorDesc::new(Int8, &[2, 2]);
+        bad_strides.strides = Some(vec![1]);
+        let bad = OperatorDesc::sign(bad_strides, TensorDesc::new(Int8, &[2, 2]));
+        assert!(run(&bad, Zero, &input, &mut output).is_err());
     }
 }

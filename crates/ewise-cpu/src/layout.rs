@@ -37,8 +37,19 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// Plans the walk over tensors of these sizes and strides (in elements).
+    /// Plans the walk over tensors of these sizes and strides (in elements), for a
+    /// validated description: its element count and byte span fit in memory.
     pub fn new(sizes: &[u32], in_strides: &[u64], out_strides: &[u64]) -> Plan {
+        if sizes.contains(&0) {
+            return Plan {
+                dims: vec![Dim {
+                    size: 0,
+                    in_stride: 1,
+                    out_stride: 1,
+                }],
+                elements: 0,
+            };
+        }
         let elements = sizes.iter().map(|&s| u64::from(s)).product();
         let mut dims: Vec<Dim> = sizes
             .iter()

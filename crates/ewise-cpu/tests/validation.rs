@@ -256,3 +256,42 @@ fn device_levels() {
         assert_eq!(Device::with_feature_level(level).feature_level(), level);
     }
 }
+
+#[test]
+fn huge_or_empty_extended_tensors_never_panic() {
+    let extended = Device::builder()
+        .extensions(Extensions::Enabled)
+        .build()
+        .unwrap();
+    let empty = TensorDesc::new(Int64, &[u32::MAX, u32::MAX, u32::MAX, 0]);
+    let op = extended
+        .create_operator(&OperatorDesc::sign(empty.clone(), empty))
+        .unwrap()
+        .compile()
+        .unwrap();
+    op.execute_slices(&[], &mut []).unwrap();
+    let huge = TensorDesc::new(Int64, &[u32::MAX, u32::MAX, u32::MAX]);
+    let err = extended
+        .create_operator(&OperatorDesc::sign(huge.clone(), huge))
+        .unwrap_err();
+    assert!(matches!(err, Error::TensorTooLarge { .. }), "{err}");
+    let t = TensorDesc::new(Int16, &[3]);
+    let op = extended
+        .create_operator(&OperatorDesc::sign(t.clone(), t))
+        .unwrap()
+        .compile()
+        .unwrap();
+    let err = op.execute_slices(&[0; 5], &mut [0; 6]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::BytesTooShort {
+                given: 5,
+                required: 6,
+                tensor: TensorRole::Input,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
