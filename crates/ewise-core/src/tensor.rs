@@ -107,6 +107,9 @@ impl TensorDesc {
     /// Number of elements (the product of the sizes; 1 for zero dimensions), or `None`
     /// if it does not fit in a `u64`.
     pub fn element_count(&self) -> Option<u64> {
+        if self.sizes.contains(&0) {
+            return Some(0);
+        }
         self.sizes
             .iter()
             .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))
