@@ -14,3 +14,8 @@
 #![forbid(unsafe_code)]
 
 pub use ewise_cpu::*;
+
+/// The README's examples, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
