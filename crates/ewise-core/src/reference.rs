@@ -153,7 +153,7 @@ pub fn is_infinity_bits(data_type: DataType, bits: u64, mode: InfinityMode) -> O
 /// `input` and `output` start at the tensors' base (the bound offset) and must hold at
 /// least their tensors' minimum sizes. Only bytes that an output element covers are
 /// written. The description is not validated beyond what is needed to stay in bounds:
-/// call [`crate::validate`] first. Elements are read and written in native byte order.
+/// call [`crate::validate()`] first. Elements are read and written in native byte order.
 pub fn run(desc: &OperatorDesc, policy: NanPolicy, input: &[u8], output: &mut [u8]) -> Result<()> {
     let in_desc = desc.input();
     let out_desc = desc.output();

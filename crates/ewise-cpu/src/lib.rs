@@ -5,7 +5,7 @@
 //! - the DirectML-style path: a [`Device`] at a feature level validates an
 //!   [`OperatorDesc`] into an [`Operator`], which compiles once into a
 //!   [`CompiledOperator`] that executes with buffer bindings;
-//! - the [`array`] API: `sign(&input, &mut output, policy)` on typed slices or strided
+//! - the [`array`](mod@array) API: `sign(&input, &mut output, policy)` on typed slices or strided
 //!   views.
 //!
 //! Both run the same kernels: branch-free bit operations on each type's integer
