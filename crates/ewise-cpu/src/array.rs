@@ -10,6 +10,7 @@ use half::{bf16, f16};
 
 use crate::device::CompiledOperator;
 use crate::kernels;
+use crate::parallel::Parallelism;
 
 mod sealed {
     pub trait Sealed {}
@@ -184,7 +185,7 @@ fn run_views(
         ewise_core::FeatureLevel::LATEST,
         ewise_core::Extensions::Enabled,
     )?;
-    CompiledOperator::new(&desc, policy)?.execute_slices(input.0, output.0)
+    CompiledOperator::new(&desc, policy, Parallelism::Auto)?.execute_slices(input.0, output.0)
 }
 
 /// SIGN from a strided view into another of the same sizes.

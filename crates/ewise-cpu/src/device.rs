@@ -5,9 +5,14 @@ use ewise_core::{
     OperatorSupport, OperatorType, Result, TensorDesc, TensorRole,
 };
 
+use std::sync::Arc;
+
+use rayon::ThreadPool;
+
 use crate::buffer::{BufferBinding, BufferRef};
 use crate::kernels::{self, Kernel};
-use crate::layout::{Plan, Source};
+use crate::layout::{Part, Plan, Source};
+use crate::parallel::{self, Parallelism, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES};
 
 /// Binding offsets must be multiples of this unless a tensor guarantees another alignment.
 pub const DEFAULT_BINDING_ALIGNMENT: u64 = 16;
@@ -18,6 +23,7 @@ pub struct Device {
     level: FeatureLevel,
     extensions: Extensions,
     nan_policy: NanPolicy,
+    parallelism: Parallelism,
 }
 
 /// Options for creating a [`Device`].
@@ -27,6 +33,7 @@ pub struct DeviceBuilder {
     min_level: FeatureLevel,
     extensions: Extensions,
     nan_policy: NanPolicy,
+    parallelism: Parallelism,
 }
 
 impl Default for DeviceBuilder {
@@ -36,6 +43,7 @@ impl Default for DeviceBuilder {
             min_level: FeatureLevel::L1_0,
             extensions: Extensions::Disabled,
             nan_policy: NanPolicy::Zero,
+            parallelism: Parallelism::Auto,
         }
     }
 }
@@ -67,6 +75,12 @@ impl DeviceBuilder {
         self
     }
 
+    /// How many threads new operators may use (default [`Parallelism::Auto`]).
+    pub fn parallelism(mut self, parallelism: Parallelism) -> Self {
+        self.parallelism = parallelism;
+        self
+    }
+
     /// Creates the device.
     pub fn build(self) -> Result<Device> {
         if self.level < self.min_level {
@@ -79,6 +93,7 @@ impl DeviceBuilder {
             level: self.level,
             extensions: self.extensions,
             nan_policy: self.nan_policy,
+            parallelism: self.parallelism,
         })
     }
 }
@@ -96,6 +111,7 @@ impl Device {
             level: FeatureLevel::LATEST,
             extensions: Extensions::Disabled,
             nan_policy: NanPolicy::Zero,
+            parallelism: Parallelism::Auto,
         }
     }
 
@@ -134,6 +150,7 @@ impl Device {
         Ok(Operator {
             desc: desc.clone(),
             nan_policy: self.nan_policy,
+            parallelism: self.parallelism,
         })
     }
 }
@@ -143,6 +160,7 @@ impl Device {
 pub struct Operator {
     desc: OperatorDesc,
     nan_policy: NanPolicy,
+    parallelism: Parallelism,
 }
 
 impl Operator {
@@ -162,9 +180,20 @@ impl Operator {
         self
     }
 
-    /// Chooses the kernel and plans the layout walk, once.
+    /// This operator with another thread count.
+    pub fn with_parallelism(mut self, parallelism: Parallelism) -> Operator {
+        self.parallelism = parallelism;
+        self
+    }
+
+    /// The thread count compilation will use.
+    pub fn parallelism(&self) -> Parallelism {
+        self.parallelism
+    }
+
+    /// Chooses the kernel, plans the layout walk and its split across threads, once.
     pub fn compile(&self) -> Result<CompiledOperator> {
-        CompiledOperator::new(&self.desc, self.nan_policy)
+        CompiledOperator::new(&self.desc, self.nan_policy, self.parallelism)
     }
 }
 
@@ -178,10 +207,17 @@ pub struct CompiledOperator {
     same_layout: bool,
     kernel: Kernel,
     plan: Plan,
+    stream: bool,
+    parts: Vec<Part>,
+    pool: Option<Arc<ThreadPool>>,
 }
 
 impl CompiledOperator {
-    pub(crate) fn new(desc: &OperatorDesc, policy: NanPolicy) -> Result<CompiledOperator> {
+    pub(crate) fn new(
+        desc: &OperatorDesc,
+        policy: NanPolicy,
+        parallelism: Parallelism,
+    ) -> Result<CompiledOperator> {
         let operator = desc.operator_type();
         let (input, output) = (desc.input(), desc.output());
         let unsupported = || Error::UnsupportedDataType {
@@ -211,6 +247,17 @@ impl CompiledOperator {
                 .iter()
                 .zip(in_strides.iter().zip(&out_strides))
                 .all(|(&size, (a, b))| size <= 1 || a == b);
+        let plan = Plan::new(&input.sizes, &in_strides, &out_strides);
+        let elements = input.element_count().unwrap_or(0);
+        let moved = elements.saturating_mul((kernel.in_size + kernel.out_size) as u64);
+        let threads = parallelism.resolve();
+        let pool = (moved >= PARALLEL_THRESHOLD_BYTES)
+            .then(|| parallel::pool(threads))
+            .flatten();
+        let parts = match pool {
+            Some(_) => plan.split(threads, kernel.in_size, kernel.out_size),
+            None => Vec::new(),
+        };
         Ok(CompiledOperator {
             operator,
             input: input.clone(),
@@ -218,8 +265,22 @@ impl CompiledOperator {
             in_place: OperatorSupport::of(operator).in_place && kernel.map_in_place.is_some(),
             same_layout,
             kernel,
-            plan: Plan::new(&input.sizes, &in_strides, &out_strides),
+            plan,
+            stream: elements.saturating_mul(kernel.out_size as u64) >= STREAM_THRESHOLD_BYTES,
+            pool: if parts.is_empty() { None } else { pool },
+            parts,
         })
+    }
+
+    /// How many threads an execution uses: more than 1 only above the size threshold
+    /// and when the layout splits into disjoint output pieces.
+    pub fn threads(&self) -> usize {
+        self.parts.len().max(1)
+    }
+
+    /// Whether contiguous runs are written with streaming (non-temporal) stores.
+    pub fn streams(&self) -> bool {
+        self.stream
     }
 
     /// The operator this runs.
@@ -280,10 +341,10 @@ impl CompiledOperator {
                 }
                 let data = &mut buffer[out_range];
                 if self.same_layout {
-                    self.plan.run(&self.kernel, Source::InPlace, data);
+                    self.run(None, data);
                 } else {
                     let copy = data.to_vec();
-                    self.plan.run(&self.kernel, Source::Separate(&copy), data);
+                    self.run(Some(&copy), data);
                 }
                 return Ok(());
             }
@@ -291,16 +352,36 @@ impl CompiledOperator {
                 return Err(self.hazard(HazardKind::PartialOverlap, inb, outb));
             }
             let (src, dst) = split_disjoint(buffer, in_range, out_range);
-            self.plan.run(&self.kernel, Source::Separate(src), dst);
+            self.run(Some(src), dst);
             return Ok(());
         }
         let (src, dst) = two_buffers(buffers, inb.buffer, outb.buffer, operator)?;
-        self.plan.run(
-            &self.kernel,
-            Source::Separate(&src[in_range]),
-            &mut dst[out_range],
-        );
+        self.run(Some(&src[in_range]), &mut dst[out_range]);
         Ok(())
+    }
+
+    /// Runs the plan, split across the pool's threads when compilation planned that.
+    /// `src` is `None` for in-place execution on `dst` (same layout).
+    fn run(&self, src: Option<&[u8]>, dst: &mut [u8]) {
+        let (kernel, stream) = (&self.kernel, self.stream);
+        let Some(pool) = &self.pool else {
+            let source = src.map_or(Source::InPlace, Source::Separate);
+            self.plan.run(kernel, source, dst, stream);
+            return;
+        };
+        pool.scope(|scope| {
+            let mut rest = dst;
+            let mut consumed = 0;
+            for part in &self.parts {
+                let tail = std::mem::take(&mut rest);
+                let (_, tail) = tail.split_at_mut(part.out_start - consumed);
+                let (mine, tail) = tail.split_at_mut(part.out_len);
+                rest = tail;
+                consumed = part.out_start + part.out_len;
+                let source = src.map_or(Source::InPlace, |s| Source::Separate(&s[part.in_start..]));
+                scope.spawn(move |_| part.plan.run(kernel, source, mine, stream));
+            }
+        });
     }
 
     /// Runs on byte slices that start at the tensors' bases, without DirectML's binding
@@ -310,7 +391,7 @@ impl CompiledOperator {
     pub fn execute_slices(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
         self.check_span(TensorRole::Input, &self.input, input.len())?;
         self.check_span(TensorRole::Output, &self.output, output.len())?;
-        self.plan.run(&self.kernel, Source::Separate(input), output);
+        self.run(Some(input), output);
         Ok(())
     }
 
@@ -332,7 +413,7 @@ impl CompiledOperator {
             });
         }
         self.check_span(TensorRole::Input, &self.input, data.len())?;
-        self.plan.run(&self.kernel, Source::InPlace, data);
+        self.run(None, data);
         Ok(())
     }
 

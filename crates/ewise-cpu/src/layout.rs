@@ -29,6 +29,16 @@ pub(crate) enum Source<'a> {
     InPlace,
 }
 
+/// One piece of a split plan: its own walk, where its input starts, and the output
+/// bytes it alone writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Part {
+    pub plan: Plan,
+    pub in_start: usize,
+    pub out_start: usize,
+    pub out_len: usize,
+}
+
 /// The walk over a pair of same-shaped layouts, outermost dimension first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -99,9 +109,57 @@ impl Plan {
         &self.dims
     }
 
+    /// Splits the walk into at most `parts` pieces along the outermost dimension whose
+    /// output bytes are disjoint and increasing, for threads. Pieces start on multiples
+    /// of 64 elements of a single run. Empty when the walk cannot be split that way
+    /// (fewer than two pieces, or output layouts that interleave).
+    pub fn split(&self, parts: usize, in_size: usize, out_size: usize) -> Vec<Part> {
+        let Some((&outer, rest)) = self.dims.split_first() else {
+            return Vec::new();
+        };
+        let granule = if rest.is_empty() { 64 } else { 1 };
+        let units = outer.size.div_ceil(granule);
+        let parts = (parts as u64).min(units);
+        if parts < 2 || self.elements == 0 {
+            return Vec::new();
+        }
+        let inner_elements: u64 = rest.iter().map(|d| d.size).product();
+        let inner_span: u64 = rest.iter().map(|d| (d.size - 1) * d.out_stride).sum();
+        let mut pieces = Vec::with_capacity(parts as usize);
+        let mut start = 0u64;
+        for k in 0..parts {
+            let end = (units * (k + 1) / parts * granule).min(outer.size);
+            let len = end - start;
+            let mut dims = Vec::with_capacity(self.dims.len());
+            dims.push(Dim { size: len, ..outer });
+            dims.extend_from_slice(rest);
+            let out_first = start * outer.out_stride;
+            let out_last = out_first + (len - 1) * outer.out_stride + inner_span;
+            pieces.push(Part {
+                plan: Plan {
+                    dims,
+                    elements: len * inner_elements,
+                },
+                in_start: (start * outer.in_stride) as usize * in_size,
+                out_start: out_first as usize * out_size,
+                out_len: (out_last - out_first + 1) as usize * out_size,
+            });
+            start = end;
+        }
+        let disjoint = pieces
+            .windows(2)
+            .all(|w| w[0].out_start + w[0].out_len <= w[1].out_start);
+        if disjoint {
+            pieces
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Runs `kernel` over every element. `src` and `dst` start at the tensors' bases and
-    /// hold at least their minimum sizes (checked by validation and binding).
-    pub fn run(&self, kernel: &Kernel, src: Source<'_>, dst: &mut [u8]) {
+    /// hold at least their minimum sizes (checked by validation and binding). With
+    /// `stream`, contiguous runs are written with streaming stores.
+    pub fn run(&self, kernel: &Kernel, src: Source<'_>, dst: &mut [u8], stream: bool) {
         if self.elements == 0 {
             return;
         }
@@ -110,7 +168,7 @@ impl Plan {
         let mut in_base = 0u64;
         let mut out_base = 0u64;
         loop {
-            run_row(kernel, &src, dst, *inner, in_base, out_base);
+            run_row(kernel, &src, dst, *inner, (in_base, out_base), stream);
             let mut d = outer.len();
             loop {
                 if d == 0 {
@@ -136,8 +194,8 @@ fn run_row(
     src: &Source<'_>,
     dst: &mut [u8],
     row: Dim,
-    in_base: u64,
-    out_base: u64,
+    (in_base, out_base): (u64, u64),
+    stream: bool,
 ) {
     let (is, os) = (kernel.in_size, kernel.out_size);
     let len = row.size as usize;
@@ -145,9 +203,14 @@ fn run_row(
     let out_at = out_base as usize * os;
     if row.in_stride == 1 && row.out_stride == 1 {
         let out = &mut dst[out_at..out_at + len * os];
+        let (map, map_in_place) = if stream {
+            (kernel.map_stream, kernel.map_in_place_stream)
+        } else {
+            (kernel.map, kernel.map_in_place)
+        };
         match src {
-            Source::Separate(input) => (kernel.map)(&input[in_at..in_at + len * is], out),
-            Source::InPlace => match kernel.map_in_place {
+            Source::Separate(input) => map(&input[in_at..in_at + len * is], out),
+            Source::InPlace => match map_in_place {
                 Some(f) => f(out),
                 None => unreachable!("in-place plans are only made for in-place kernels"),
             },
@@ -244,6 +307,28 @@ mod tests {
         // Output written column-major: the output's unit stride goes innermost.
         let p = Plan::new(&[4, 3], &[3, 1], &[1, 4]);
         assert_eq!(p.dims(), &[d(3, 1, 4), d(4, 3, 1)]);
+    }
+
+    #[test]
+    fn splits_are_disjoint_and_cover_everything() {
+        let p = Plan::new(&[1000], &[1], &[1]);
+        let parts = p.split(3, 4, 1);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts.iter().map(|x| x.plan.elements).sum::<u64>(), 1000);
+        assert!(parts[..2].iter().all(|x| x.plan.elements % 64 == 0));
+        assert_eq!(parts[1].in_start, parts[0].plan.elements as usize * 4);
+        assert_eq!(parts[2].out_start + parts[2].out_len, 1000);
+        let p = Plan::new(&[5, 7], &[1, 5], &[8, 1]);
+        let parts = p.split(2, 2, 2);
+        assert_eq!(parts.len(), 2);
+        // Rows 0-1 of a padded 5x8 output, then rows 2-4.
+        assert_eq!((parts[0].out_start, parts[0].out_len), (0, 2 * (8 + 7)));
+        assert_eq!(
+            (parts[1].out_start, parts[1].out_len),
+            (2 * 8 * 2, 2 * (2 * 8 + 7))
+        );
+        assert_eq!(parts[1].in_start, 2 * 2);
+        assert!(Plan::new(&[10], &[1], &[1]).split(4, 1, 1).is_empty());
     }
 
     #[test]

@@ -2,17 +2,24 @@
 //!
 //! The byte entry points take element-aligned byte ranges when they can (a zero-copy
 //! cast) and otherwise bounce the data through aligned stack chunks, so callers may hand
-//! any byte slice whose length is a whole number of elements.
+//! any byte slice whose length is a whole number of elements. The streaming variants
+//! compute blocks into a cache-resident buffer and write them out with non-temporal
+//! stores, for outputs too large to stay in cache.
 
 use bytemuck::Zeroable;
 
+use super::isa::Isa;
 use super::ops::Map;
+use super::stream;
 
 /// Elements per bounce chunk.
 const CHUNK: usize = 512;
 
+/// Output bytes per streaming block: small enough to stay in L1.
+const STREAM_BLOCK: usize = 8192;
+
 /// Applies `M` to each element of `src`, writing `dst`; both have the same length.
-#[inline]
+#[inline(always)]
 pub(crate) fn map<M: Map>(src: &[M::In], dst: &mut [M::Out]) {
     for (d, &s) in dst.iter_mut().zip(src) {
         *d = M::apply(s);
@@ -20,7 +27,7 @@ pub(crate) fn map<M: Map>(src: &[M::In], dst: &mut [M::Out]) {
 }
 
 /// Applies `M` to each element of `data` in place.
-#[inline]
+#[inline(always)]
 pub(crate) fn map_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [M::In]) {
     for x in data.iter_mut() {
         *x = M::apply(*x);
@@ -28,20 +35,20 @@ pub(crate) fn map_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [M::In]) {
 }
 
 /// [`map`] over byte slices holding `n` input and `n` output elements.
-pub(crate) fn map_bytes<M: Map>(src: &[u8], dst: &mut [u8]) {
+pub(crate) fn map_bytes<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
     match (
         bytemuck::try_cast_slice::<u8, M::In>(src),
         bytemuck::try_cast_slice_mut::<u8, M::Out>(dst),
     ) {
-        (Ok(s), Ok(d)) => map::<M>(s, d),
-        _ => bounce::<M>(src, dst),
+        (Ok(s), Ok(d)) => I::map::<M>(s, d),
+        _ => bounce::<M, I>(src, dst),
     }
 }
 
 /// [`map_in_place`] over a byte slice.
-pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [u8]) {
+pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mut [u8]) {
     match bytemuck::try_cast_slice_mut::<u8, M::In>(data) {
-        Ok(d) => map_in_place::<M>(d),
+        Ok(d) => I::map_in_place::<M>(d),
         Err(_) => {
             let size = std::mem::size_of::<M::In>();
             let mut tmp = [M::In::zeroed(); CHUNK];
@@ -49,14 +56,45 @@ pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [u8]) 
                 let n = chunk.len() / size;
                 let t = &mut tmp[..n];
                 bytemuck::cast_slice_mut::<M::In, u8>(t).copy_from_slice(chunk);
-                map_in_place::<M>(t);
+                I::map_in_place::<M>(t);
                 chunk.copy_from_slice(bytemuck::cast_slice::<M::In, u8>(t));
             }
         }
     }
 }
 
-fn bounce<M: Map>(src: &[u8], dst: &mut [u8]) {
+/// [`map_bytes`] with streaming stores.
+pub(crate) fn map_bytes_stream<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
+    let (in_size, out_size) = (std::mem::size_of::<M::In>(), std::mem::size_of::<M::Out>());
+    let per_block = STREAM_BLOCK / out_size;
+    let mut block = [0u64; STREAM_BLOCK / 8];
+    let block = bytemuck::cast_slice_mut::<u64, u8>(&mut block);
+    for (s, d) in src
+        .chunks(per_block * in_size)
+        .zip(dst.chunks_mut(per_block * out_size))
+    {
+        let b = &mut block[..d.len()];
+        map_bytes::<M, I>(s, b);
+        stream::copy(d, b);
+    }
+    stream::fence();
+}
+
+/// [`map_bytes_in_place`] with streaming stores.
+pub(crate) fn map_bytes_in_place_stream<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mut [u8]) {
+    let size = std::mem::size_of::<M::In>();
+    let per_block = STREAM_BLOCK / size;
+    let mut block = [0u64; STREAM_BLOCK / 8];
+    let block = bytemuck::cast_slice_mut::<u64, u8>(&mut block);
+    for chunk in data.chunks_mut(per_block * size) {
+        let b = &mut block[..chunk.len()];
+        map_bytes::<M, I>(chunk, b);
+        stream::copy(chunk, b);
+    }
+    stream::fence();
+}
+
+fn bounce<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
     let in_size = std::mem::size_of::<M::In>();
     let out_size = std::mem::size_of::<M::Out>();
     let mut tmp_in = [M::In::zeroed(); CHUNK];
@@ -67,7 +105,7 @@ fn bounce<M: Map>(src: &[u8], dst: &mut [u8]) {
     {
         let n = s.len() / in_size;
         bytemuck::cast_slice_mut::<M::In, u8>(&mut tmp_in[..n]).copy_from_slice(s);
-        map::<M>(&tmp_in[..n], &mut tmp_out[..n]);
+        I::map::<M>(&tmp_in[..n], &mut tmp_out[..n]);
         d.copy_from_slice(bytemuck::cast_slice::<M::Out, u8>(&tmp_out[..n]));
     }
 }

@@ -1,0 +1,49 @@
+//! Streaming (non-temporal) stores: writing outputs that will not be read soon without
+//! first reading their cache lines.
+
+/// Copies `src` into `dst` (same length), with non-temporal stores for the 16-byte
+/// aligned middle on x86-64 and plain copies elsewhere. Callers finish a sequence of
+/// these with [`fence`].
+#[inline]
+pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        copy_x86(dst, src);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        dst.copy_from_slice(src);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn copy_x86(dst: &mut [u8], src: &[u8]) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+    let len = dst.len().min(src.len());
+    let head = dst.as_ptr().align_offset(16).min(len);
+    dst[..head].copy_from_slice(&src[..head]);
+    let body = (len - head) / 16 * 16;
+    let (d, s) = (&mut dst[head..head + body], &src[head..head + body]);
+    for (dc, sc) in d.chunks_exact_mut(16).zip(s.chunks_exact(16)) {
+        // SAFETY: `sc` and `dc` are 16 bytes each; the load is unaligned-tolerant and
+        // `dc` starts 16-byte aligned (the head was peeled above), as `_mm_stream_si128`
+        // requires. SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let v = _mm_loadu_si128(sc.as_ptr().cast::<__m128i>());
+            _mm_stream_si128(dc.as_mut_ptr().cast::<__m128i>(), v);
+        }
+    }
+    dst[head + body..len].copy_from_slice(&src[head + body..len]);
+}
+
+/// Orders earlier streaming stores before any later store (`sfence` on x86-64).
+#[inline]
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: `sfence` has no preconditions; SSE is part of the x86-64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_sfence();
+    }
+}

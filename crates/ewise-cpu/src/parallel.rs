@@ -1,0 +1,66 @@
+//! Threads: how many, the pools that provide them, and when to use them.
+
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::{ThreadPool, ThreadPoolBuilder};
+
+/// How many threads an operator may use. Threads are only used above a size threshold
+/// ([`PARALLEL_THRESHOLD_BYTES`]); smaller tensors run on the caller's thread with no
+/// dispatch cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Parallelism {
+    /// One thread per available core.
+    #[default]
+    Auto,
+    /// Exactly this many threads (1: the caller's thread only).
+    Threads(NonZeroUsize),
+}
+
+impl Parallelism {
+    /// A fixed thread count; 0 means [`Parallelism::Auto`].
+    pub fn threads(n: usize) -> Parallelism {
+        NonZeroUsize::new(n).map_or(Parallelism::Auto, Parallelism::Threads)
+    }
+
+    /// The thread count this resolves to on this machine.
+    pub fn resolve(self) -> usize {
+        match self {
+            Parallelism::Auto => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            Parallelism::Threads(n) => n.get(),
+        }
+    }
+}
+
+/// Bytes moved (read plus written) below which an execution stays on one thread.
+pub const PARALLEL_THRESHOLD_BYTES: u64 = 1 << 20;
+
+/// Output bytes from which contiguous runs use streaming stores.
+pub const STREAM_THRESHOLD_BYTES: u64 = 8 << 20;
+
+/// A pool of exactly `threads` threads, shared by every operator that asks for that
+/// many; `None` for one thread or if the system refuses to start threads.
+pub(crate) fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
+    /// Pools by thread count.
+    type Pools = Mutex<Vec<(usize, Arc<ThreadPool>)>>;
+    static POOLS: OnceLock<Pools> = OnceLock::new();
+    if threads < 2 {
+        return None;
+    }
+    let mut pools = POOLS
+        .get_or_init(|| Mutex::new(Vec::new()))
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Some(p.clone());
+    }
+    let pool = Arc::new(
+        ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("ewise-{i}"))
+            .build()
+            .ok()?,
+    );
+    pools.push((threads, pool.clone()));
+    Some(pool)
+}

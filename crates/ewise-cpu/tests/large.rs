@@ -1,0 +1,94 @@
+//! Tensors large enough to take the threaded and streaming-store paths, against the
+//! reference, contiguous, strided and in place.
+
+use ewise_cpu::reference;
+use ewise_cpu::{
+    DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc, Parallelism, TensorDesc,
+    PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
+};
+
+fn bytes(len: usize, mut seed: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 56) as u8
+        })
+        .collect()
+}
+
+fn check(desc: &OperatorDesc, threads: usize, policy: NanPolicy) {
+    let device = Device::builder()
+        .extensions(Extensions::Enabled)
+        .parallelism(Parallelism::threads(threads))
+        .build()
+        .unwrap();
+    let op = device
+        .create_operator(desc)
+        .unwrap()
+        .with_nan_policy(policy)
+        .compile()
+        .unwrap();
+    assert_eq!(op.threads(), threads, "{desc:?}");
+    let input = bytes(desc.input().total_tensor_size_in_bytes as usize, 7);
+    let out_len = desc.output().total_tensor_size_in_bytes as usize;
+    let mut expected = bytes(out_len, 11);
+    let mut got = expected.clone();
+    reference::run(desc, policy, &input, &mut expected).unwrap();
+    op.execute_slices(&input, &mut got).unwrap();
+    assert!(got == expected, "{desc:?} with {threads} threads");
+    if matches!(desc, OperatorDesc::Sign(_)) && desc.input() == desc.output() {
+        let mut data = input.clone();
+        op.execute_in_place_slice(&mut data).unwrap();
+        assert!(data == expected, "in place, {threads} threads");
+    }
+}
+
+#[test]
+fn contiguous_streaming_and_threaded() {
+    let n = (STREAM_THRESHOLD_BYTES / 4 + 1000) as u32;
+    let t = TensorDesc::new(DataType::Float32, &[n]);
+    for threads in [1, 2, 3] {
+        check(
+            &OperatorDesc::sign(t.clone(), t.clone()),
+            threads,
+            NanPolicy::Propagate,
+        );
+    }
+    let h = TensorDesc::new(DataType::Float16, &[n]);
+    let out = TensorDesc::new(DataType::Uint8, &[n]);
+    check(
+        &OperatorDesc::is_infinity(h, out, InfinityMode::Negative),
+        2,
+        NanPolicy::Zero,
+    );
+}
+
+#[test]
+fn strided_threaded() {
+    // A transposed 700x600 int16 input into a padded output: above the thread threshold.
+    let (rows, cols) = (700u32, 600u32);
+    assert!(u64::from(rows * cols) * 4 > PARALLEL_THRESHOLD_BYTES);
+    let input = TensorDesc::strided(DataType::Int16, &[rows, cols], &[1, rows]);
+    let output = TensorDesc::strided(DataType::Int16, &[rows, cols], &[cols + 3, 1]);
+    for threads in [2, 5] {
+        check(
+            &OperatorDesc::sign(input.clone(), output.clone()),
+            threads,
+            NanPolicy::Zero,
+        );
+    }
+    let broadcast = TensorDesc::strided(DataType::Float64, &[rows, cols], &[1, 0]);
+    let packed = TensorDesc::new(DataType::Float64, &[rows, cols]);
+    check(
+        &OperatorDesc::sign(broadcast, packed.clone()),
+        2,
+        NanPolicy::Zero,
+    );
+    check(
+        &OperatorDesc::sign(packed.clone(), packed),
+        2,
+        NanPolicy::Zero,
+    );
+}
