@@ -10,7 +10,7 @@ use half::{bf16, f16};
 
 use crate::device::CompiledOperator;
 use crate::kernels;
-use crate::parallel::Parallelism;
+use crate::parallel::{Parallelism, PARALLEL_THRESHOLD_BYTES};
 
 mod sealed {
     pub trait Sealed {}
@@ -55,19 +55,50 @@ fn length_check(operator: OperatorType, given: usize, required: usize) -> Result
 /// ```
 pub fn sign<T: SignElement>(input: &[T], output: &mut [T], policy: NanPolicy) -> Result<()> {
     length_check(OperatorType::ElementWiseSign, output.len(), input.len())?;
-    let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
-    (k.map)(
+    let (src, dst) = (
         bytemuck::cast_slice(input),
         bytemuck::cast_slice_mut(output),
     );
-    Ok(())
+    let size = std::mem::size_of::<T>();
+    if is_small(input.len(), 2 * size) {
+        let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
+        (k.map)(src, dst);
+        return Ok(());
+    }
+    let desc = |n| {
+        let t = TensorDesc::new(T::DATA_TYPE, &[n]);
+        OperatorDesc::sign(t.clone(), t)
+    };
+    in_pieces(input.len(), desc, policy, |op, r| {
+        op.execute_slices(
+            &src[r.start * size..r.end * size],
+            &mut dst[r.start * size..r.end * size],
+        )
+    })
 }
 
 /// Replaces each element of `data` by its SIGN.
 pub fn sign_in_place<T: SignElement>(data: &mut [T], policy: NanPolicy) {
-    let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
-    let f = k.map_in_place.expect("SIGN kernels run in place");
-    f(bytemuck::cast_slice_mut(data));
+    let size = std::mem::size_of::<T>();
+    let len = data.len();
+    let bytes = bytemuck::cast_slice_mut(data);
+    if is_small(len, 2 * size) {
+        let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
+        let f = k.map_in_place.expect("SIGN kernels run in place");
+        f(bytes);
+        return;
+    }
+    let desc = |n| {
+        let t = TensorDesc::new(T::DATA_TYPE, &[n]);
+        OperatorDesc::sign(t.clone(), t)
+    };
+    let done = in_pieces(len, desc, policy, |op, r| {
+        op.execute_in_place_slice(&mut bytes[r.start * size..r.end * size])
+    });
+    debug_assert!(
+        done.is_ok(),
+        "a 1-D SIGN of a whole slice always runs: {done:?}"
+    );
 }
 
 /// Writes 1 to `output` where `input` holds an infinity that `mode` detects, else 0.
@@ -81,8 +112,51 @@ pub fn is_infinity<T: FloatElement>(
         output.len(),
         input.len(),
     )?;
-    let k = kernels::is_infinity(T::DATA_TYPE, mode).expect("every FloatElement has a kernel");
-    (k.map)(bytemuck::cast_slice(input), output);
+    let src: &[u8] = bytemuck::cast_slice(input);
+    let size = std::mem::size_of::<T>();
+    if is_small(input.len(), size + 1) {
+        let k = kernels::is_infinity(T::DATA_TYPE, mode).expect("every FloatElement has a kernel");
+        (k.map)(src, output);
+        return Ok(());
+    }
+    let desc = |n| {
+        OperatorDesc::is_infinity(
+            TensorDesc::new(T::DATA_TYPE, &[n]),
+            TensorDesc::new(DataType::Uint8, &[n]),
+            mode,
+        )
+    };
+    in_pieces(input.len(), desc, NanPolicy::Zero, |op, r| {
+        op.execute_slices(&src[r.start * size..r.end * size], &mut output[r])
+    })
+}
+
+/// True when `len` elements moving `bytes_per_element` stay below the thread threshold:
+/// such slices go straight to the kernel, with no compilation.
+fn is_small(len: usize, bytes_per_element: usize) -> bool {
+    (len as u64).saturating_mul(bytes_per_element as u64) < PARALLEL_THRESHOLD_BYTES
+}
+
+/// Runs a large slice through compiled 1-D operators (threads, streaming stores), in
+/// pieces of at most `u32::MAX` elements, the most one description holds.
+fn in_pieces(
+    len: usize,
+    desc: impl Fn(u32) -> OperatorDesc,
+    policy: NanPolicy,
+    mut run: impl FnMut(&CompiledOperator, std::ops::Range<usize>) -> Result<()>,
+) -> Result<()> {
+    let piece = u32::MAX as usize;
+    let mut compiled: Option<(usize, CompiledOperator)> = None;
+    for start in (0..len).step_by(piece) {
+        let n = piece.min(len - start);
+        if compiled.as_ref().is_none_or(|(m, _)| *m != n) {
+            let op = CompiledOperator::new(&desc(n as u32), policy, Parallelism::Auto)?;
+            compiled = Some((n, op));
+        }
+        if let Some((_, op)) = &compiled {
+            run(op, start..start + n)?;
+        }
+    }
     Ok(())
 }
 
