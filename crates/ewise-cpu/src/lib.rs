@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 
 pub mod array;
+pub mod baseline;
 mod buffer;
 mod device;
 mod kernels;

@@ -8,7 +8,7 @@ mod formats;
 pub(crate) mod isa;
 mod ops;
 mod slice;
-mod stream;
+pub(crate) mod stream;
 
 use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc};
 
