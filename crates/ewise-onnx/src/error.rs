@@ -1,0 +1,308 @@
+//! Typed errors of the ONNX front end. Every message names what was wrong (the file, the
+//! node, the operator and version, the value, the type) and what would be accepted.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong loading or running a model.
+///
+/// Nodes are named in messages as `node 'NAME' (#INDEX, OP)`, or `node #INDEX (OP)` when
+/// the node has no name.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Bytes that are not a valid protobuf encoding of the expected message.
+    #[error("{what} is not a valid ONNX {message}: {source}")]
+    Decode {
+        /// What was decoded (a file name, or `model bytes`).
+        what: String,
+        /// The message expected (`ModelProto`, `TensorProto`).
+        message: &'static str,
+        /// prost's description of the problem.
+        #[source]
+        source: prost::DecodeError,
+    },
+    /// The model has no graph.
+    #[error("model has no graph (ModelProto field 7 `graph` is missing)")]
+    MissingGraph,
+    /// The model imports no version of the default domain.
+    #[error("model imports no version of the default domain (an opset_import entry with domain \"\" or \"ai.onnx\" is required)")]
+    NoDefaultOpset,
+    /// The model imports one domain twice.
+    #[error("model imports domain {domain:?} twice (versions {first} and {second}); each domain may be imported once")]
+    DuplicateOpsetImport {
+        /// The domain (`""` for the default one).
+        domain: String,
+        /// The first version.
+        first: i64,
+        /// The second version.
+        second: i64,
+    },
+    /// A default-domain opset version outside what ewise knows.
+    #[error("model imports default-domain opset {version} (supported: {min} to {max})")]
+    UnsupportedOpset {
+        /// The version imported.
+        version: i64,
+        /// Lowest version accepted.
+        min: i64,
+        /// Highest version accepted: the newest ewise knows the operator definitions of.
+        max: i64,
+    },
+    /// A node of a domain or type ewise does not implement.
+    #[error("{node}: operator {op_type:?} of domain {domain:?} is not supported (supported: {supported})")]
+    UnsupportedOperator {
+        /// The node.
+        node: String,
+        /// Its `op_type`.
+        op_type: String,
+        /// Its domain.
+        domain: String,
+        /// The operators ewise implements.
+        supported: String,
+    },
+    /// An operator used with an opset older than its first version.
+    #[error(
+        "{node}: {op} does not exist at opset {opset} (it was introduced in opset {introduced})"
+    )]
+    OperatorNotInOpset {
+        /// The node.
+        node: String,
+        /// The operator.
+        op: &'static str,
+        /// The model's default-domain opset.
+        opset: i64,
+        /// The operator's first version.
+        introduced: i64,
+    },
+    /// A data type the operator version does not accept.
+    #[error("{node}: {op}-{version} does not accept input type {given} (accepted: {accepted})")]
+    UnsupportedType {
+        /// The node.
+        node: String,
+        /// The operator.
+        op: &'static str,
+        /// The operator version that applies.
+        version: i64,
+        /// The type given (ONNX's name).
+        given: String,
+        /// The types that version accepts.
+        accepted: String,
+    },
+    /// A node with the wrong number of inputs or outputs.
+    #[error("{node}: {op}-{version} takes exactly {expected} {role}, {given} given")]
+    Arity {
+        /// The node.
+        node: String,
+        /// The operator.
+        op: &'static str,
+        /// The operator version.
+        version: i64,
+        /// `input` or `output`.
+        role: &'static str,
+        /// How many the node lists.
+        given: usize,
+        /// How many the operator takes.
+        expected: usize,
+    },
+    /// An attribute the operator does not have.
+    #[error("{node}: {op}-{version} has no attribute {name:?} (accepted: {accepted})")]
+    UnknownAttribute {
+        /// The node.
+        node: String,
+        /// The operator.
+        op: &'static str,
+        /// The operator version.
+        version: i64,
+        /// The attribute's name.
+        name: String,
+        /// The attributes the operator has.
+        accepted: String,
+    },
+    /// An attribute given with the wrong kind of value, or twice.
+    #[error("{node}: attribute {name:?} of {op}-{version} {problem}")]
+    InvalidAttribute {
+        /// The node.
+        node: String,
+        /// The operator.
+        op: &'static str,
+        /// The operator version.
+        version: i64,
+        /// The attribute's name.
+        name: String,
+        /// What is wrong, e.g. `has type FLOAT (expected INT)`.
+        problem: String,
+    },
+    /// A name that must be non-empty is empty.
+    #[error("{what} has an empty name (names of graph inputs, outputs, initializers and node outputs must be non-empty)")]
+    EmptyName {
+        /// Which entry, e.g. `graph input #0`.
+        what: String,
+    },
+    /// A name used twice where names must be unique.
+    #[error("{kind} name {name:?} is used twice ({detail})")]
+    DuplicateName {
+        /// The namespace: `value`, `node`, `initializer`, `graph input`, `graph output`.
+        kind: &'static str,
+        /// The name.
+        name: String,
+        /// Where the two uses are.
+        detail: String,
+    },
+    /// A node input that nothing defines.
+    #[error(
+        "{node}: input {name:?} is not a graph input, an initializer or the output of any node"
+    )]
+    UndefinedInput {
+        /// The node.
+        node: String,
+        /// The value's name.
+        name: String,
+    },
+    /// A node input produced by a later node (the graph is not in topological order).
+    #[error("{node}: input {name:?} is produced later, by {producer} (nodes must be listed in topological order)")]
+    NotTopologicallySorted {
+        /// The consuming node.
+        node: String,
+        /// The value's name.
+        name: String,
+        /// The producing node.
+        producer: String,
+    },
+    /// Nodes that depend on each other in a cycle.
+    #[error("graph has a cycle through {}", nodes.join(", "))]
+    Cycle {
+        /// The nodes on cycles.
+        nodes: Vec<String>,
+    },
+    /// A graph output that nothing defines.
+    #[error(
+        "graph output {name:?} is not a graph input, an initializer or the output of any node"
+    )]
+    UndefinedOutput {
+        /// The output's name.
+        name: String,
+    },
+    /// A graph input without a tensor type.
+    #[error("graph input {name:?} {problem} (a tensor_type with an elem_type is required)")]
+    MissingType {
+        /// The input's name.
+        name: String,
+        /// What is missing, e.g. `has no type` or `has type sequence_type`.
+        problem: String,
+    },
+    /// A declared type or shape that is malformed.
+    #[error("{what}: invalid declaration: {reason}")]
+    InvalidDeclaration {
+        /// The value, e.g. `graph input 'x'`.
+        what: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An element type ewise cannot hold.
+    #[error("{what}: element type {given} is not supported (supported: {supported})")]
+    UnsupportedElementType {
+        /// The value or tensor.
+        what: String,
+        /// ONNX's name of the type.
+        given: String,
+        /// The element types ewise can hold.
+        supported: String,
+    },
+    /// A declared type that differs from the inferred or actual one.
+    #[error("{what} is declared as {declared}, but is {actual}")]
+    TypeMismatch {
+        /// The value, e.g. `graph output 'y'`.
+        what: String,
+        /// The declared type (ONNX's name).
+        declared: String,
+        /// The inferred or given type (ONNX's name).
+        actual: String,
+    },
+    /// A declared shape that disagrees with the inferred or actual one.
+    #[error("{what} has shape {actual}, but {declared}: {reason}")]
+    ShapeMismatch {
+        /// The value, e.g. `input 'x'`.
+        what: String,
+        /// The inferred or actual shape.
+        actual: String,
+        /// Where the declaration is and what it says, e.g. `graph output 'y' declares
+        /// [N, 3]`.
+        declared: String,
+        /// The first disagreement.
+        reason: String,
+    },
+    /// Tensor data that is malformed or does not match its type and shape.
+    #[error("tensor {name:?}: {reason}")]
+    InvalidTensor {
+        /// The tensor's name (may be empty).
+        name: String,
+        /// What is wrong and what was expected.
+        reason: String,
+    },
+    /// A model feature ewise does not implement.
+    #[error("{feature} is not supported")]
+    Unsupported {
+        /// The feature, e.g. `sparse initializers (1 in the graph)`.
+        feature: String,
+    },
+    /// A run was given an input the model does not have.
+    #[error("input {name:?} is not an input of the model (accepted: {accepted})")]
+    UnknownInput {
+        /// The name given.
+        name: String,
+        /// The model's input names.
+        accepted: String,
+    },
+    /// A run was given one input twice.
+    #[error("input {name:?} is given twice")]
+    DuplicateInput {
+        /// The name.
+        name: String,
+    },
+    /// A run lacks a required input.
+    #[error("input {name:?} is required but was not given (required: {required})")]
+    MissingInput {
+        /// The missing input.
+        name: String,
+        /// All required inputs.
+        required: String,
+    },
+    /// A tensor too large for this machine or for ewise's tensor descriptions.
+    #[error("{what} with shape {shape} is too large ({limit})")]
+    TooLarge {
+        /// The value.
+        what: String,
+        /// Its shape.
+        shape: String,
+        /// The limit exceeded.
+        limit: &'static str,
+    },
+    /// The kernel library refused an operator or execution.
+    #[error("{node}: {source}")]
+    Kernel {
+        /// The node.
+        node: String,
+        /// ewise-cpu's error.
+        #[source]
+        source: ewise_cpu::Error,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn errors_stay_small_enough_to_return_by_value() {
+        assert!(std::mem::size_of::<super::Error>() <= 112);
+    }
+}

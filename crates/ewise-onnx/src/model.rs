@@ -1,0 +1,148 @@
+//! [`Model`]: a loaded, checked ONNX model, ready to run any number of times.
+
+use std::path::Path;
+
+use ewise_cpu::{DataType, Device, Extensions, NanPolicy};
+use prost::Message;
+
+use crate::error::{Error, Result};
+use crate::exec::{self, RunStats};
+use crate::graph::{Graph, Step, ValueInfo};
+use crate::proto::ModelProto;
+use crate::tensor::Tensor;
+
+/// A loaded ONNX model whose graph uses only Sign and IsInf.
+///
+/// Loading checks everything that does not depend on the input data: the default-domain
+/// opset, every node's operator, version, attributes and input type, name uniqueness,
+/// topological order, and declared types and fixed shapes. A run then checks the inputs
+/// (names, types, shapes with `dim_param` sizes bound consistently) before computing.
+///
+/// SIGN's NaN policy defaults to [`NanPolicy::Propagate`] (ONNX's reference behaviour:
+/// NaN in, the same NaN out); [`Model::with_nan_policy`] selects DirectML's `Zero`.
+#[derive(Debug, Clone)]
+pub struct Model {
+    graph: Graph,
+    device: Device,
+    nan_policy: NanPolicy,
+    ir_version: i64,
+}
+
+impl Model {
+    /// Reads and checks a `.onnx` file; external tensor data is read relative to the
+    /// file's directory.
+    pub fn load(path: impl AsRef<Path>) -> Result<Model> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Model::decode(&bytes, Some(base), &path.display().to_string())
+    }
+
+    /// Decodes and checks a serialized `ModelProto`. External tensor data is read
+    /// relative to `base_dir`; without one, a model that has external data is refused.
+    pub fn from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model> {
+        Model::decode(bytes, base_dir, "model bytes")
+    }
+
+    /// Checks a decoded `ModelProto` (see [`Model::from_bytes`] for `base_dir`).
+    pub fn from_proto(proto: &ModelProto, base_dir: Option<&Path>) -> Result<Model> {
+        let graph = Graph::build(proto, base_dir)?;
+        let device = Device::builder()
+            .extensions(Extensions::Enabled)
+            .nan_policy(NanPolicy::Propagate)
+            .build()
+            .map_err(|source| Error::Kernel {
+                node: "device".into(),
+                source,
+            })?;
+        Ok(Model {
+            graph,
+            device,
+            nan_policy: NanPolicy::Propagate,
+            ir_version: proto.ir_version,
+        })
+    }
+
+    fn decode(bytes: &[u8], base_dir: Option<&Path>, what: &str) -> Result<Model> {
+        let proto = ModelProto::decode(bytes).map_err(|source| Error::Decode {
+            what: what.to_string(),
+            message: "ModelProto",
+            source,
+        })?;
+        Model::from_proto(&proto, base_dir)
+    }
+
+    /// This model with SIGN's NaN policy set to `policy`.
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Model {
+        self.nan_policy = policy;
+        self
+    }
+
+    /// SIGN's NaN policy.
+    pub fn nan_policy(&self) -> NanPolicy {
+        self.nan_policy
+    }
+
+    /// The default-domain opset the model imports.
+    pub fn opset(&self) -> i64 {
+        self.graph.opset
+    }
+
+    /// The model's IR version, as declared.
+    pub fn ir_version(&self) -> i64 {
+        self.ir_version
+    }
+
+    /// The graph inputs in declaration order, with declared types and shapes.
+    pub fn inputs(&self) -> &[ValueInfo] {
+        &self.graph.inputs
+    }
+
+    /// The graph input named `name`.
+    pub fn input(&self, name: &str) -> Option<&ValueInfo> {
+        self.graph.inputs.iter().find(|i| i.name == name)
+    }
+
+    /// The graph outputs in declaration order, with inferred types.
+    pub fn outputs(&self) -> &[ValueInfo] {
+        &self.graph.outputs
+    }
+
+    /// The execution plan: the nodes that contribute to some output, in order.
+    pub fn steps(&self) -> impl ExactSizeIterator<Item = &Step> {
+        self.graph.steps.iter().map(|s| &s.info)
+    }
+
+    /// Checks inputs described by name, element type and shape, without their data (a
+    /// caller can check `.npy` headers before reading the files). Fails as
+    /// [`Model::run`] would for the same names, types and shapes.
+    pub fn check_inputs(&self, inputs: &[(&str, DataType, &[usize])]) -> Result<()> {
+        exec::check_inputs(&self.graph, inputs).map(|_| ())
+    }
+
+    /// Runs the model on `inputs` given by name (each graph input without a default
+    /// exactly once) and returns every graph output, by name, in declaration order.
+    ///
+    /// The inputs are taken by value so their buffers can be reused: Sign runs in place
+    /// on an input that nothing else needs afterwards.
+    pub fn run<I, S>(&self, inputs: I) -> Result<Vec<(String, Tensor)>>
+    where
+        I: IntoIterator<Item = (S, Tensor)>,
+        S: Into<String>,
+    {
+        self.run_with_stats(inputs).map(|(outputs, _)| outputs)
+    }
+
+    /// [`Model::run`], also returning what the run did with memory.
+    pub fn run_with_stats<I, S>(&self, inputs: I) -> Result<(Vec<(String, Tensor)>, RunStats)>
+    where
+        I: IntoIterator<Item = (S, Tensor)>,
+        S: Into<String>,
+    {
+        let inputs = inputs.into_iter().map(|(n, t)| (n.into(), t)).collect();
+        exec::run(&self.graph, &self.device, self.nan_policy, inputs)
+    }
+}

@@ -1,0 +1,594 @@
+//! Tensors: the values a model takes and gives, and their decoding from `TensorProto`
+//! (raw little-endian data, the typed repeated fields, or an external file).
+
+use std::fmt;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Component, Path};
+
+use ewise_cpu::half::{bf16, f16};
+use ewise_cpu::DataType;
+use prost::Message;
+
+use crate::dtype;
+use crate::error::{Error, Result};
+use crate::proto::{DataLocation, TensorProto};
+
+/// A dense tensor: element type, shape and packed row-major element bytes in the
+/// machine's native byte order (little-endian on every platform ewise targets).
+///
+/// Invariant, checked by [`Tensor::new`] and by [`crate::Model::run`] for tensors built
+/// field by field: `data.len()` equals the product of `shape` times the element size.
+/// A scalar has an empty shape and one element; a shape containing 0 is empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tensor {
+    /// The element type.
+    pub data_type: DataType,
+    /// The size of each dimension.
+    pub shape: Vec<usize>,
+    /// The elements' bytes.
+    pub data: Vec<u8>,
+}
+
+/// A Rust type that stands for one tensor element type: `f32`, `f64`, [`struct@f16`], [`struct@bf16`],
+/// the 8- to 64-bit integers and `bool`. Sealed.
+pub trait Scalar: Copy + sealed::Sealed {
+    /// The element type.
+    const DATA_TYPE: DataType;
+    /// Appends this value's native-endian bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// Reads a value from exactly `size_of::<Self>()` native-endian bytes.
+    fn get(bytes: &[u8]) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! scalar {
+    ($($t:ty => $d:ident),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl Scalar for $t {
+            const DATA_TYPE: DataType = DataType::$d;
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_ne_bytes());
+            }
+            fn get(bytes: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(bytes);
+                <$t>::from_ne_bytes(a)
+            }
+        }
+    )*};
+}
+
+scalar! {
+    f32 => Float32, f64 => Float64, f16 => Float16, bf16 => Bfloat16,
+    i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
+    u8 => Uint8, u16 => Uint16, u32 => Uint32, u64 => Uint64,
+}
+
+impl sealed::Sealed for bool {}
+impl Scalar for bool {
+    const DATA_TYPE: DataType = DataType::Bool;
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+    fn get(bytes: &[u8]) -> Self {
+        bytes[0] != 0
+    }
+}
+
+/// Formats a shape as `[2, 3]`.
+pub(crate) fn shape_text(shape: &[usize]) -> String {
+    format!("{shape:?}")
+}
+
+/// The number of bytes a tensor of this type and shape holds; `None` on overflow or for
+/// types without a byte size.
+pub(crate) fn byte_len(data_type: DataType, shape: &[usize]) -> Option<usize> {
+    let size = usize::try_from(data_type.size_in_bytes()?).ok()?;
+    shape.iter().try_fold(size, |acc, &d| acc.checked_mul(d))
+}
+
+impl Tensor {
+    /// A tensor from native-endian element bytes; fails unless `data` holds exactly the
+    /// elements `shape` needs.
+    pub fn new(data_type: DataType, shape: Vec<usize>, data: Vec<u8>) -> Result<Tensor> {
+        let tensor = Tensor {
+            data_type,
+            shape,
+            data,
+        };
+        tensor.check("")?;
+        Ok(tensor)
+    }
+
+    /// A tensor of `values`; fails unless there are exactly as many as `shape` needs.
+    pub fn from_values<T: Scalar>(shape: Vec<usize>, values: &[T]) -> Result<Tensor> {
+        let mut data = Vec::with_capacity(std::mem::size_of_val(values));
+        for &v in values {
+            v.put(&mut data);
+        }
+        Tensor::new(T::DATA_TYPE, shape, data)
+    }
+
+    /// A 0-dimensional tensor holding one value.
+    pub fn scalar<T: Scalar>(value: T) -> Tensor {
+        let mut data = Vec::new();
+        value.put(&mut data);
+        Tensor {
+            data_type: T::DATA_TYPE,
+            shape: Vec::new(),
+            data,
+        }
+    }
+
+    /// The elements as `T`, or `None` when `T` is not this tensor's element type or the
+    /// data length is inconsistent.
+    pub fn values<T: Scalar>(&self) -> Option<Vec<T>> {
+        let size = std::mem::size_of::<T>();
+        if T::DATA_TYPE != self.data_type || self.data.len() % size != 0 {
+            return None;
+        }
+        Some(self.data.chunks_exact(size).map(T::get).collect())
+    }
+
+    /// The number of elements (1 for a scalar), or `None` on overflow.
+    pub fn element_count(&self) -> Option<usize> {
+        self.shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+    }
+
+    /// Checks the invariant: `data` holds exactly the elements `shape` needs, and the
+    /// element type has a whole-byte size. `name` goes into the error.
+    pub fn check(&self, name: &str) -> Result<()> {
+        let expected = byte_len(self.data_type, &self.shape).ok_or_else(|| Error::TooLarge {
+            what: format!("tensor {name:?} of {}", dtype::name(self.data_type)),
+            shape: shape_text(&self.shape),
+            limit: "its byte size does not fit in this machine's address space",
+        })?;
+        if self.data.len() != expected {
+            return Err(Error::InvalidTensor {
+                name: name.to_string(),
+                reason: format!(
+                    "data holds {} bytes, but shape {} of {} needs {expected}",
+                    self.data.len(),
+                    shape_text(&self.shape),
+                    dtype::name(self.data_type)
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Decodes a `TensorProto`. External data (`data_location = EXTERNAL`) is read from
+    /// `location` relative to `base_dir` (the model's directory), which must then be
+    /// given; locations may not be absolute or leave `base_dir` through `..`.
+    ///
+    /// Accepted data: `raw_data` (little-endian, exactly the tensor's byte size), or the
+    /// typed field ONNX assigns to the element type (`float_data` for float,
+    /// `double_data` for double, `int64_data` for int64, `uint64_data` for uint32 and
+    /// uint64, `int32_data` for the other integer types, bool, and the bit patterns of
+    /// float16, bfloat16 and float8), holding exactly one entry per element, each in
+    /// the type's range. Anything else is an [`Error::InvalidTensor`].
+    pub fn from_proto(proto: &TensorProto, base_dir: Option<&Path>) -> Result<Tensor> {
+        let name = proto.name.as_str();
+        let invalid = |reason: String| Error::InvalidTensor {
+            name: name.to_string(),
+            reason,
+        };
+        let data_type =
+            dtype::from_onnx(proto.data_type).ok_or_else(|| Error::UnsupportedElementType {
+                what: format!("tensor {name:?}"),
+                given: dtype::onnx_name(proto.data_type),
+                supported: supported_types(),
+            })?;
+        if proto.segment.is_some() {
+            return Err(Error::Unsupported {
+                feature: format!("segmented tensor data (tensor {name:?})"),
+            });
+        }
+        let mut shape = Vec::with_capacity(proto.dims.len());
+        for (i, &d) in proto.dims.iter().enumerate() {
+            let d = usize::try_from(d)
+                .map_err(|_| invalid(format!("dims[{i}] is {d} (sizes must be >= 0)")))?;
+            shape.push(d);
+        }
+        let expected = byte_len(data_type, &shape).ok_or_else(|| Error::TooLarge {
+            what: format!("tensor {name:?} of {}", dtype::name(data_type)),
+            shape: shape_text(&shape),
+            limit: "its byte size does not fit in this machine's address space",
+        })?;
+        let count = expected / usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
+        let location = DataLocation::try_from(proto.data_location).map_err(|_| {
+            invalid(format!(
+                "data_location is {} (accepted: 0 DEFAULT, 1 EXTERNAL)",
+                proto.data_location
+            ))
+        })?;
+        let typed = TypedFields::of(proto);
+        let data = if location == DataLocation::External {
+            if !proto.raw_data.is_empty() || typed.first_nonempty().is_some() {
+                return Err(invalid(
+                    "data_location is EXTERNAL but the message also holds data".into(),
+                ));
+            }
+            let le = read_external(proto, base_dir, expected)?;
+            from_little_endian(data_type, le)
+        } else if !proto.raw_data.is_empty() {
+            if let Some(field) = typed.first_nonempty() {
+                return Err(invalid(format!(
+                    "both raw_data and {field} hold data (exactly one may)"
+                )));
+            }
+            if proto.raw_data.len() != expected {
+                return Err(invalid(format!(
+                    "raw_data has {} bytes, but shape {} of {} needs {expected}",
+                    proto.raw_data.len(),
+                    shape_text(&shape),
+                    dtype::name(data_type)
+                )));
+            }
+            from_little_endian(data_type, proto.raw_data.clone())
+        } else {
+            decode_typed(data_type, &typed, count).map_err(invalid)?
+        };
+        Ok(Tensor {
+            data_type,
+            shape,
+            data,
+        })
+    }
+
+    /// Encodes as a `TensorProto` named `name`, with the data in `raw_data`
+    /// (little-endian). Fails for types ONNX has no number for.
+    pub fn to_proto(&self, name: &str) -> Result<TensorProto> {
+        self.check(name)?;
+        let data_type =
+            dtype::to_onnx(self.data_type).ok_or_else(|| Error::UnsupportedElementType {
+                what: format!("tensor {name:?}"),
+                given: self.data_type.name().to_string(),
+                supported: supported_types(),
+            })?;
+        let dims = self
+            .shape
+            .iter()
+            .map(|&d| {
+                i64::try_from(d).map_err(|_| Error::TooLarge {
+                    what: format!("tensor {name:?}"),
+                    shape: shape_text(&self.shape),
+                    limit: "a dimension exceeds the int64 range of TensorProto.dims",
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(TensorProto {
+            dims,
+            data_type,
+            name: name.to_string(),
+            raw_data: from_little_endian(self.data_type, self.data.clone()),
+            ..TensorProto::default()
+        })
+    }
+
+    /// Reads a serialized `TensorProto` file (such as the `input_0.pb` files of ONNX's
+    /// backend tests) and returns its name and value. External data is looked up beside
+    /// the file.
+    pub fn load_pb(path: &Path) -> Result<(String, Tensor)> {
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let proto = TensorProto::decode(bytes.as_slice()).map_err(|source| Error::Decode {
+            what: path.display().to_string(),
+            message: "TensorProto",
+            source,
+        })?;
+        let tensor = Tensor::from_proto(&proto, path.parent())?;
+        Ok((proto.name, tensor))
+    }
+}
+
+impl fmt::Display for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tensor({}) {}",
+            dtype::name(self.data_type),
+            shape_text(&self.shape)
+        )
+    }
+}
+
+/// The ONNX names of every element type a tensor may hold.
+pub(crate) fn supported_types() -> String {
+    let types: Vec<DataType> = DataType::ALL
+        .into_iter()
+        .filter(|&t| dtype::to_onnx(t).is_some())
+        .collect();
+    dtype::names(&types)
+}
+
+/// Converts packed little-endian element bytes to native order (and back: the swap is
+/// its own inverse).
+fn from_little_endian(data_type: DataType, mut bytes: Vec<u8>) -> Vec<u8> {
+    if cfg!(target_endian = "big") {
+        let size = usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
+        if size > 1 {
+            for chunk in bytes.chunks_exact_mut(size) {
+                chunk.reverse();
+            }
+        }
+    }
+    bytes
+}
+
+/// The typed repeated fields of a `TensorProto`, with their schema names.
+struct TypedFields<'a> {
+    proto: &'a TensorProto,
+}
+
+impl<'a> TypedFields<'a> {
+    fn of(proto: &'a TensorProto) -> Self {
+        TypedFields { proto }
+    }
+
+    fn lengths(&self) -> [(&'static str, usize); 6] {
+        let p = self.proto;
+        [
+            ("float_data", p.float_data.len()),
+            ("int32_data", p.int32_data.len()),
+            ("string_data", p.string_data.len()),
+            ("int64_data", p.int64_data.len()),
+            ("double_data", p.double_data.len()),
+            ("uint64_data", p.uint64_data.len()),
+        ]
+    }
+
+    fn first_nonempty(&self) -> Option<&'static str> {
+        self.lengths()
+            .into_iter()
+            .find(|&(_, n)| n > 0)
+            .map(|(name, _)| name)
+    }
+
+    fn other_than(&self, field: &str) -> Option<&'static str> {
+        self.lengths()
+            .into_iter()
+            .find(|&(name, n)| n > 0 && name != field)
+            .map(|(name, _)| name)
+    }
+}
+
+/// The typed field ONNX stores elements of `data_type` in.
+fn typed_field(data_type: DataType) -> &'static str {
+    match data_type {
+        DataType::Float32 => "float_data",
+        DataType::Float64 => "double_data",
+        DataType::Int64 => "int64_data",
+        DataType::Uint32 | DataType::Uint64 => "uint64_data",
+        _ => "int32_data",
+    }
+}
+
+/// The range an `int32_data` entry must lie in for `data_type`.
+fn int32_range(data_type: DataType) -> (i64, i64) {
+    match data_type {
+        DataType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        DataType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        DataType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        DataType::Bool => (0, 1),
+        DataType::Uint16 | DataType::Float16 | DataType::Bfloat16 => (0, u16::MAX.into()),
+        _ => (0, u8::MAX.into()),
+    }
+}
+
+fn decode_typed(
+    data_type: DataType,
+    fields: &TypedFields<'_>,
+    count: usize,
+) -> std::result::Result<Vec<u8>, String> {
+    let field = typed_field(data_type);
+    if let Some(other) = fields.other_than(field) {
+        return Err(format!(
+            "{} data is in {other} (accepted: raw_data or {field})",
+            dtype::name(data_type)
+        ));
+    }
+    let p = fields.proto;
+    let given = fields
+        .lengths()
+        .into_iter()
+        .find(|&(name, _)| name == field)
+        .map_or(0, |(_, n)| n);
+    if given != count {
+        return Err(if given == 0 {
+            format!("no data for {count} elements (raw_data and {field} are empty)")
+        } else {
+            format!("{field} has {given} entries, but the shape needs {count}")
+        });
+    }
+    let size = usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
+    let mut out = Vec::with_capacity(count * size);
+    match data_type {
+        DataType::Float32 => p.float_data.iter().for_each(|v| v.put(&mut out)),
+        DataType::Float64 => p.double_data.iter().for_each(|v| v.put(&mut out)),
+        DataType::Int64 => p.int64_data.iter().for_each(|v| v.put(&mut out)),
+        DataType::Uint64 => p.uint64_data.iter().for_each(|v| v.put(&mut out)),
+        DataType::Uint32 => {
+            for (i, &v) in p.uint64_data.iter().enumerate() {
+                let v = u32::try_from(v)
+                    .map_err(|_| format!("uint64_data[{i}] is {v}, outside the uint32 range"))?;
+                v.put(&mut out);
+            }
+        }
+        _ => {
+            let (lo, hi) = int32_range(data_type);
+            for (i, &v) in p.int32_data.iter().enumerate() {
+                if i64::from(v) < lo || i64::from(v) > hi {
+                    return Err(format!(
+                        "int32_data[{i}] is {v}, outside {lo} to {hi} for {}",
+                        dtype::name(data_type)
+                    ));
+                }
+                let bytes = v.to_le_bytes();
+                let mut le = bytes[..size].to_vec();
+                if cfg!(target_endian = "big") {
+                    le.reverse();
+                }
+                out.extend_from_slice(&le);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the little-endian bytes of an external tensor, checking the claimed location,
+/// offset and length against the file before allocating.
+fn read_external(proto: &TensorProto, base_dir: Option<&Path>, expected: usize) -> Result<Vec<u8>> {
+    let name = proto.name.as_str();
+    let invalid = |reason: String| Error::InvalidTensor {
+        name: name.to_string(),
+        reason,
+    };
+    let mut location = None;
+    let mut offset = 0u64;
+    let mut length = None;
+    for entry in &proto.external_data {
+        let number = |v: &str| {
+            v.parse::<u64>().map_err(|_| {
+                invalid(format!(
+                    "external_data {} is {v:?} (a non-negative integer is required)",
+                    entry.key
+                ))
+            })
+        };
+        match entry.key.as_str() {
+            "location" => location = Some(entry.value.as_str()),
+            "offset" => offset = number(&entry.value)?,
+            "length" => length = Some(number(&entry.value)?),
+            _ => {}
+        }
+    }
+    let location = location.filter(|l| !l.is_empty()).ok_or_else(|| {
+        invalid("data_location is EXTERNAL but external_data has no location".into())
+    })?;
+    let relative = Path::new(location);
+    if !relative
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(invalid(format!(
+            "external data location {location:?} must be a relative path inside the model's directory"
+        )));
+    }
+    let base = base_dir.ok_or_else(|| {
+        invalid(format!(
+            "external data location {location:?} needs the model's directory, but none was given"
+        ))
+    })?;
+    let path = base.join(relative);
+    if let Some(length) = length {
+        if length != expected as u64 {
+            return Err(invalid(format!(
+                "external data length is {length}, but the tensor needs {expected} bytes"
+            )));
+        }
+    }
+    let io = |source| Error::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut file = File::open(&path).map_err(io)?;
+    let file_len = file.metadata().map_err(io)?.len();
+    let end = offset.checked_add(expected as u64);
+    if end.is_none_or(|end| end > file_len) {
+        return Err(invalid(format!(
+            "external data needs bytes {offset} to {offset} + {expected} of {}, which has {file_len}",
+            path.display()
+        )));
+    }
+    file.seek(SeekFrom::Start(offset)).map_err(io)?;
+    let mut data = vec![0u8; expected];
+    file.read_exact(&mut data).map_err(io)?;
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proto(data_type: i32, dims: &[i64]) -> TensorProto {
+        TensorProto {
+            data_type,
+            dims: dims.to_vec(),
+            name: "t".into(),
+            ..TensorProto::default()
+        }
+    }
+
+    #[test]
+    fn int32_data_holds_narrow_types_and_bit_patterns() {
+        let mut p = proto(10, &[2]);
+        p.int32_data = vec![0x3C00, 0xFC00];
+        let t = Tensor::from_proto(&p, None).unwrap();
+        assert_eq!(t.values::<f16>().unwrap(), [f16::ONE, f16::NEG_INFINITY]);
+        let mut p = proto(3, &[3]);
+        p.int32_data = vec![-128, 0, 127];
+        let t = Tensor::from_proto(&p, None).unwrap();
+        assert_eq!(t.values::<i8>().unwrap(), [-128, 0, 127]);
+        let mut p = proto(19, &[1]);
+        p.int32_data = vec![0x7C];
+        assert_eq!(Tensor::from_proto(&p, None).unwrap().data, [0x7C]);
+    }
+
+    #[test]
+    fn out_of_range_typed_values_are_refused() {
+        let mut p = proto(3, &[1]);
+        p.int32_data = vec![128];
+        let err = Tensor::from_proto(&p, None).unwrap_err().to_string();
+        assert!(
+            err.contains("int32_data[0] is 128, outside -128 to 127 for int8"),
+            "{err}"
+        );
+        let mut p = proto(9, &[1]);
+        p.int32_data = vec![2];
+        assert!(Tensor::from_proto(&p, None).is_err());
+        let mut p = proto(12, &[1]);
+        p.uint64_data = vec![1 << 32];
+        assert!(Tensor::from_proto(&p, None).is_err());
+    }
+
+    #[test]
+    fn data_in_the_wrong_field_or_both_is_refused() {
+        let mut p = proto(1, &[1]);
+        p.double_data = vec![1.0];
+        let err = Tensor::from_proto(&p, None).unwrap_err().to_string();
+        assert!(err.contains("float data is in double_data"), "{err}");
+        let mut p = proto(1, &[1]);
+        p.float_data = vec![1.0];
+        p.raw_data = 1f32.to_le_bytes().to_vec();
+        assert!(Tensor::from_proto(&p, None).is_err());
+    }
+
+    #[test]
+    fn huge_claimed_shapes_fail_before_allocating() {
+        let p = proto(11, &[i64::MAX, i64::MAX]);
+        assert!(matches!(
+            Tensor::from_proto(&p, None),
+            Err(Error::TooLarge { .. })
+        ));
+        let p = proto(11, &[1 << 40]);
+        assert!(Tensor::from_proto(&p, None).is_err());
+        let p = proto(1, &[-1]);
+        assert!(Tensor::from_proto(&p, None).is_err());
+    }
+
+    #[test]
+    fn proto_round_trip_keeps_bits() {
+        let t = Tensor::from_values(vec![2, 1], &[f32::from_bits(0x7FC0_0001), -0.0]).unwrap();
+        let back = Tensor::from_proto(&t.to_proto("x").unwrap(), None).unwrap();
+        assert_eq!(back, t);
+    }
+}
