@@ -163,28 +163,123 @@ impl Plan {
         if self.elements == 0 {
             return;
         }
-        let (inner, outer) = self.dims.split_last().expect("a plan has a dimension");
-        let mut index = [0u64; MAX_EXTENDED_DIMENSIONS as usize];
-        let mut in_base = 0u64;
-        let mut out_base = 0u64;
-        loop {
-            run_row(kernel, &src, dst, *inner, (in_base, out_base), stream);
-            let mut d = outer.len();
-            loop {
-                if d == 0 {
-                    return;
-                }
-                d -= 1;
-                index[d] += 1;
-                in_base += outer[d].in_stride;
-                out_base += outer[d].out_stride;
-                if index[d] < outer[d].size {
-                    break;
-                }
-                in_base -= outer[d].in_stride * outer[d].size;
-                out_base -= outer[d].out_stride * outer[d].size;
-                index[d] = 0;
+        let n = self.dims.len();
+        let inner = self.dims[n - 1];
+        if n >= 2
+            && inner.in_stride != 1
+            && inner.out_stride == 1
+            && self.dims[n - 2].in_stride == 1
+        {
+            if let Source::Separate(input) = src {
+                let across = self.dims[n - 2];
+                for_each_base(&self.dims[..n - 2], |bases| {
+                    run_tiles(kernel, input, dst, (across, inner), bases);
+                });
+                return;
             }
+        }
+        for_each_base(&self.dims[..n - 1], |bases| {
+            run_row(kernel, &src, dst, inner, bases, stream);
+        });
+    }
+}
+
+/// Calls `f` with the (input, output) element offsets of every index of `dims`.
+fn for_each_base(dims: &[Dim], mut f: impl FnMut((u64, u64))) {
+    let mut index = [0u64; MAX_EXTENDED_DIMENSIONS as usize];
+    let mut in_base = 0u64;
+    let mut out_base = 0u64;
+    loop {
+        f((in_base, out_base));
+        let mut d = dims.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            in_base += dims[d].in_stride;
+            out_base += dims[d].out_stride;
+            if index[d] < dims[d].size {
+                break;
+            }
+            in_base -= dims[d].in_stride * dims[d].size;
+            out_base -= dims[d].out_stride * dims[d].size;
+            index[d] = 0;
+        }
+    }
+}
+
+/// Bytes of one tile of a transposed walk: small enough that a tile's input and output
+/// stay in L1.
+const TILE_BYTES: usize = 65536;
+
+/// A transposed pair of dimensions: `across` is contiguous in the input, `inner` in the
+/// output. Tiles are gathered reading input rows along `across`, mapped by one kernel
+/// call, and written as contiguous output rows along `inner`.
+fn run_tiles(
+    kernel: &Kernel,
+    src: &[u8],
+    dst: &mut [u8],
+    (across, inner): (Dim, Dim),
+    (in_base, out_base): (u64, u64),
+) {
+    let (is, os) = (kernel.in_size, kernel.out_size);
+    // One output cache line per tile row; as many rows as fit in the tile, so each
+    // column of the input is read as one long contiguous run.
+    let tile_cols = (64 / os).max(1);
+    let tile_rows = TILE_BYTES / (tile_cols * is.max(os));
+    let mut tmp_in = [0u64; TILE_BYTES / 8];
+    let mut tmp_out = [0u64; TILE_BYTES / 8];
+    let tin = bytemuck::cast_slice_mut::<u64, u8>(&mut tmp_in);
+    let tout = bytemuck::cast_slice_mut::<u64, u8>(&mut tmp_out);
+    let (rows, cols) = (across.size as usize, inner.size as usize);
+    let row_step = inner.in_stride as usize * is;
+    for r0 in (0..rows).step_by(tile_rows) {
+        let tr = tile_rows.min(rows - r0);
+        for c0 in (0..cols).step_by(tile_cols) {
+            let tc = tile_cols.min(cols - c0);
+            let first = (in_base as usize + r0 + c0 * inner.in_stride as usize) * is;
+            transpose_in(&mut tin[..tr * tc * is], src, first, row_step, (tr, tc), is);
+            (kernel.map)(&tin[..tr * tc * is], &mut tout[..tr * tc * os]);
+            for r in 0..tr {
+                let at = (out_base as usize + (r0 + r) * across.out_stride as usize + c0) * os;
+                dst[at..at + tc * os].copy_from_slice(&tout[r * tc * os..(r + 1) * tc * os]);
+            }
+        }
+    }
+}
+
+/// Fills `tile` (`rows` x `cols`, row-major) from `cols` input runs of `rows` contiguous
+/// elements, the first at byte `first`, each `step` bytes after the previous.
+fn transpose_in(
+    tile: &mut [u8],
+    src: &[u8],
+    first: usize,
+    step: usize,
+    shape: (usize, usize),
+    size: usize,
+) {
+    match size {
+        1 => transpose_in_n::<1>(tile, src, first, step, shape),
+        2 => transpose_in_n::<2>(tile, src, first, step, shape),
+        4 => transpose_in_n::<4>(tile, src, first, step, shape),
+        _ => transpose_in_n::<8>(tile, src, first, step, shape),
+    }
+}
+
+fn transpose_in_n<const N: usize>(
+    tile: &mut [u8],
+    src: &[u8],
+    first: usize,
+    step: usize,
+    (rows, cols): (usize, usize),
+) {
+    for c in 0..cols {
+        let run = &src[first + c * step..first + c * step + rows * N];
+        let column = tile[c * N..].chunks_mut(cols * N);
+        for (e, t) in run.chunks_exact(N).zip(column) {
+            t[..N].copy_from_slice(e);
         }
     }
 }
