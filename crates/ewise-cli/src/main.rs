@@ -1,2 +1,53 @@
-//! The `ewise` command (work in progress).
-fn main() {}
+//! The `ewise` command: SIGN and IS_INFINITY over `.npy` files, the support tables,
+//! and a demonstration. Run `ewise --help`.
+
+mod apply;
+mod cli;
+mod commands;
+mod input;
+mod job;
+mod output;
+mod paths;
+mod progress;
+mod stream;
+mod table;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Sign(args) => commands::sign::run(args),
+        Command::IsInfinity(args) => commands::is_infinity::run(args),
+        Command::Support(args) => print(&commands::support::render(args)),
+        Command::Demo => commands::demo::render().and_then(|text| print(&text)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let message = format!("{err:#}").replace('\n', " ");
+            let _ = writeln!(io::stderr(), "ewise: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `text` to standard output; a reader that went away (`ewise demo | head`) is
+/// not an error.
+fn print(text: &str) -> anyhow::Result<()> {
+    let mut stdout = io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(anyhow::anyhow!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,262 @@
+//! The command line: subcommands, their options and their help texts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use ewise_cpu::{DataType, FeatureLevel, InfinityMode, NanPolicy};
+
+const EXAMPLES: &str = "\
+Examples:
+  ewise demo                                 what SIGN and IS_INFINITY do, on special values
+  ewise sign x.npy signs.npy                 DirectML semantics at feature level 6_4
+  ewise sign x.npy signs.npy --semantics onnx
+  ewise sign --in-place big.npy              rewrite a file's data in place
+  ewise is-infinity x.npy inf.npy --mode positive
+  ewise support --op sign --feature-level 3_0";
+
+const SIGN_EXAMPLES: &str = "\
+Examples:
+  ewise sign x.npy signs.npy
+      DirectML: types and ranks of feature level 6_4, NaN gives 0
+  ewise sign x.npy signs.npy --semantics onnx
+      ONNX Sign: also float64, bfloat16, 0-d and empty arrays; NaN stays NaN
+  ewise sign x.npy signs.npy --nan propagate --feature-level 3_0
+  ewise sign bf16.npy out.npy --semantics onnx --dtype bfloat16
+      ml_dtypes saves bfloat16 as '<V2' (float8 as '<f1'); name the type
+  ewise sign --in-place big.npy
+      rewrites only the data, never the header; if interrupted, run it again";
+
+const IS_INFINITY_EXAMPLES: &str = "\
+Examples:
+  ewise is-infinity x.npy inf.npy
+      DirectML: float32 or float16 in, uint8 (0 or 1) out
+  ewise is-infinity x.npy pos.npy --mode positive
+  ewise is-infinity x.npy inf.npy --semantics onnx
+      ONNX IsInf: also float64, bfloat16 and float8 in, bool out
+  ewise is-infinity f8.npy inf.npy --semantics onnx --dtype float8e5m2";
+
+const SUPPORT_EXAMPLES: &str = "\
+Examples:
+  ewise support                              both operators, every feature level
+  ewise support --op is-infinity
+  ewise support --feature-level 2_1          what each operator accepts at 2_1
+  ewise support --json";
+
+const DEMO_EXAMPLES: &str = "\
+Examples:
+  ewise demo
+  cargo run --release -p ewise-cli -- demo";
+
+/// SIGN and IS_INFINITY (DirectML's ELEMENT_WISE_SIGN and ELEMENT_WISE_IS_INFINITY,
+/// ONNX Sign and IsInf) over .npy files, bit-exact.
+#[derive(Debug, Parser)]
+#[command(name = "ewise", version, after_help = EXAMPLES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply SIGN: -1, 0 or +1 per element, in the input's type.
+    #[command(after_help = SIGN_EXAMPLES)]
+    Sign(SignArgs),
+    /// Apply IS_INFINITY: 1 where an element is an infinity the mode detects, else 0.
+    #[command(after_help = IS_INFINITY_EXAMPLES)]
+    IsInfinity(IsInfinityArgs),
+    /// Print the DirectML support tables: types and ranks per feature level.
+    #[command(after_help = SUPPORT_EXAMPLES)]
+    Support(SupportArgs),
+    /// Run both operators on special values (-inf, -0, subnormals, NaN payloads ...)
+    /// in several types and print what they give.
+    #[command(after_help = DEMO_EXAMPLES)]
+    Demo,
+}
+
+/// Options of `ewise sign`.
+#[derive(Debug, Args)]
+pub struct SignArgs {
+    /// Input .npy file.
+    pub input: PathBuf,
+    /// Output .npy file: written to a temporary file beside it, renamed on success.
+    #[arg(required_unless_present = "in_place")]
+    pub output: Option<PathBuf>,
+    /// Rewrite INPUT's data in place (the header is never rewritten). Safe to
+    /// interrupt: running the same command again completes the file.
+    #[arg(long, conflicts_with = "output")]
+    pub in_place: bool,
+    /// What NaN gives [default: zero with --semantics dml, propagate with onnx].
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub nan: Option<Nan>,
+    /// Shared options.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// Options of `ewise is-infinity`.
+#[derive(Debug, Args)]
+pub struct IsInfinityArgs {
+    /// Input .npy file (floating point).
+    pub input: PathBuf,
+    /// Output .npy file (uint8 with --semantics dml, bool with onnx): written to a
+    /// temporary file beside it, renamed on success.
+    pub output: PathBuf,
+    /// Which infinities give 1.
+    #[arg(long, value_enum, default_value_t = Mode::Either)]
+    pub mode: Mode,
+    /// Shared options.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// Options shared by the commands that run an operator.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// dml: DirectML's rules at the feature level (NaN policy zero, IS_INFINITY writes
+    /// uint8); onnx: every ONNX type and rank, 0-d and empty arrays included (NaN
+    /// policy propagate, IS_INFINITY writes bool).
+    #[arg(long, value_enum, default_value_t = Semantics::Dml)]
+    pub semantics: Semantics,
+    /// DirectML feature level to validate against (1_0 ... 6_4; also 6.4 or 0x6400).
+    #[arg(long, value_name = "LEVEL", default_value = "6_4", value_parser = parse_level)]
+    pub feature_level: FeatureLevel,
+    /// Threads for the operator (0: one per core, the default).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// The element type, for the types numpy lacks: bfloat16 for ml_dtypes' bfloat16
+    /// (saved as '<V2'); float8e4m3fn, float8e4m3fnuz, float8e5m2 or float8e5m2fnuz for
+    /// ml_dtypes' float8 types (saved as '<f1'). With a numeric dtype it must match.
+    #[arg(long, value_name = "TYPE", value_parser = parse_dtype)]
+    pub dtype: Option<DataType>,
+}
+
+/// Options of `ewise support`.
+#[derive(Debug, Args)]
+pub struct SupportArgs {
+    /// Only this operator.
+    #[arg(long, value_enum)]
+    pub op: Option<Op>,
+    /// Only what is accepted at this feature level.
+    #[arg(long, value_name = "LEVEL", value_parser = parse_level)]
+    pub feature_level: Option<FeatureLevel>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Whose rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Semantics {
+    /// DirectML's, at the chosen feature level.
+    Dml,
+    /// ONNX's (Sign-13, IsInf-20).
+    Onnx,
+}
+
+/// `--nan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Nan {
+    /// NaN gives +0 (DirectML).
+    Zero,
+    /// NaN gives the input NaN, bit for bit (ONNX, numpy).
+    Propagate,
+}
+
+impl From<Nan> for NanPolicy {
+    fn from(n: Nan) -> NanPolicy {
+        match n {
+            Nan::Zero => NanPolicy::Zero,
+            Nan::Propagate => NanPolicy::Propagate,
+        }
+    }
+}
+
+/// `--mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// +inf and -inf.
+    Either,
+    /// +inf only.
+    Positive,
+    /// -inf only.
+    Negative,
+    /// Nothing: always 0 (ONNX detect_positive=0, detect_negative=0; onnx semantics only).
+    Neither,
+}
+
+impl From<Mode> for InfinityMode {
+    fn from(m: Mode) -> InfinityMode {
+        match m {
+            Mode::Either => InfinityMode::Either,
+            Mode::Positive => InfinityMode::Positive,
+            Mode::Negative => InfinityMode::Negative,
+            Mode::Neither => InfinityMode::Neither,
+        }
+    }
+}
+
+/// `--op`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Op {
+    /// ELEMENT_WISE_SIGN.
+    Sign,
+    /// ELEMENT_WISE_IS_INFINITY.
+    IsInfinity,
+}
+
+fn parse_level(s: &str) -> Result<FeatureLevel, String> {
+    s.parse()
+        .map_err(|e: ewise_cpu::ParseFeatureLevelError| e.to_string())
+}
+
+fn parse_dtype(s: &str) -> Result<DataType, String> {
+    DataType::from_name(s)
+        .filter(|t| t.size_in_bytes().is_some() && *t != DataType::Unknown)
+        .ok_or_else(|| {
+            format!(
+                "unknown type '{s}' (accepted: bfloat16, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, or a numeric type such as float32)"
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn in_place_excludes_an_output() {
+        assert!(Cli::try_parse_from(["ewise", "sign", "--in-place", "a.npy"]).is_ok());
+        assert!(Cli::try_parse_from(["ewise", "sign", "--in-place", "a.npy", "b.npy"]).is_err());
+        assert!(Cli::try_parse_from(["ewise", "sign", "a.npy"]).is_err());
+    }
+
+    #[test]
+    fn levels_and_types_parse() {
+        let cli = Cli::try_parse_from([
+            "ewise",
+            "is-infinity",
+            "a.npy",
+            "b.npy",
+            "--feature-level",
+            "2.1",
+            "--dtype",
+            "BFloat16",
+        ])
+        .unwrap();
+        let Command::IsInfinity(args) = cli.command else {
+            panic!("parsed as another command");
+        };
+        assert_eq!(args.exec.feature_level, FeatureLevel::L2_1);
+        assert_eq!(args.exec.dtype, Some(DataType::Bfloat16));
+        assert!(Cli::try_parse_from(["ewise", "support", "--feature-level", "7_0"]).is_err());
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per subcommand.
+
+pub mod demo;
+pub mod is_infinity;
+pub mod sign;
+pub mod support;

@@ -1,0 +1,197 @@
+//! What a run computes: the operator, whose rules apply, and the compiled chunk
+//! operators that do the work.
+
+use anyhow::{anyhow, Result};
+use ewise_cli::npy::ElementType;
+use ewise_cpu::{
+    validate, CompiledOperator, DataType, Device, Error, Extensions, FeatureLevel, InfinityMode,
+    NanPolicy, OperatorDesc, Parallelism, TensorDesc,
+};
+
+use crate::cli::{ExecArgs, Semantics};
+
+/// The operator a run applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// SIGN with this NaN policy.
+    Sign(NanPolicy),
+    /// IS_INFINITY with this mode.
+    IsInfinity(InfinityMode),
+}
+
+/// An operator with the rules, level and threads it runs under.
+#[derive(Debug, Clone, Copy)]
+pub struct Job {
+    pub op: Op,
+    pub semantics: Semantics,
+    pub level: FeatureLevel,
+    pub parallelism: Parallelism,
+}
+
+impl Job {
+    /// The SIGN job the options ask for.
+    pub fn sign(exec: &ExecArgs, nan: Option<NanPolicy>) -> Job {
+        let policy = nan.unwrap_or(match exec.semantics {
+            Semantics::Dml => NanPolicy::Zero,
+            Semantics::Onnx => NanPolicy::Propagate,
+        });
+        Job::new(exec, Op::Sign(policy))
+    }
+
+    /// The IS_INFINITY job the options ask for.
+    pub fn is_infinity(exec: &ExecArgs, mode: InfinityMode) -> Job {
+        Job::new(exec, Op::IsInfinity(mode))
+    }
+
+    fn new(exec: &ExecArgs, op: Op) -> Job {
+        Job {
+            op,
+            semantics: exec.semantics,
+            level: exec.feature_level,
+            parallelism: Parallelism::threads(exec.threads),
+        }
+    }
+
+    /// The element type of the output for this input.
+    pub fn output_type(&self, input: ElementType) -> ElementType {
+        match self.op {
+            Op::Sign(_) => input,
+            Op::IsInfinity(_) => input.with_data_type(match self.semantics {
+                Semantics::Dml => DataType::Uint8,
+                Semantics::Onnx => DataType::Bool,
+            }),
+        }
+    }
+
+    fn desc(&self, input: TensorDesc, output_type: DataType) -> OperatorDesc {
+        let mut output = input.clone();
+        output.data_type = output_type;
+        output.total_tensor_size_in_bytes = output.min_size_in_bytes().unwrap_or(0);
+        match self.op {
+            Op::Sign(_) => OperatorDesc::sign(input, output),
+            Op::IsInfinity(mode) => OperatorDesc::is_infinity(input, output, mode),
+        }
+    }
+
+    /// Checks the whole array as the chosen semantics would: DirectML's validator at the
+    /// feature level, or with the ewise extensions for ONNX. The error is one line, the
+    /// validator's message plus a hint of what would accept the array.
+    pub fn check_array(
+        &self,
+        input: ElementType,
+        shape: &[u64],
+        fortran_order: bool,
+    ) -> Result<()> {
+        let output = self.output_type(input).data_type;
+        let dml = self.semantics == Semantics::Dml;
+        if dml {
+            if let Some((axis, &size)) = shape
+                .iter()
+                .enumerate()
+                .find(|(_, &s)| s > u64::from(u32::MAX))
+            {
+                return Err(anyhow!(
+                    "dimension {axis} has {size} elements, more than DirectML's 32-bit sizes hold; hint: use --semantics onnx"
+                ));
+            }
+        }
+        let sizes: Vec<u32> = shape
+            .iter()
+            .map(|&s| u32::try_from(s).unwrap_or(u32::MAX))
+            .collect();
+        let tensor = match fortran_strides(&sizes) {
+            Some(strides) if fortran_order => {
+                TensorDesc::strided(input.data_type, &sizes, &strides)
+            }
+            _ => TensorDesc::new(input.data_type, &sizes),
+        };
+        let desc = self.desc(tensor, output);
+        let extensions = if dml {
+            Extensions::Disabled
+        } else {
+            Extensions::Enabled
+        };
+        let Err(err) = validate(&desc, self.level, extensions) else {
+            return Ok(());
+        };
+        Err(anyhow!("{err}{}", self.hint(&desc, &err)))
+    }
+
+    fn hint(&self, desc: &OperatorDesc, err: &Error) -> String {
+        if let Error::OperatorNotAvailable { introduced, .. } = err {
+            return format!("; hint: use --feature-level {introduced} or above");
+        }
+        if self.semantics == Semantics::Onnx {
+            return String::new();
+        }
+        let higher = FeatureLevel::ALL
+            .into_iter()
+            .filter(|&l| l > self.level)
+            .find(|&l| validate(desc, l, Extensions::Disabled).is_ok());
+        let onnx = validate(desc, self.level, Extensions::Enabled).is_ok();
+        match (higher, onnx) {
+            (Some(l), true) => {
+                format!("; hint: use --feature-level {l} or above, or --semantics onnx")
+            }
+            (Some(l), false) => format!("; hint: use --feature-level {l} or above"),
+            (None, true) => "; hint: use --semantics onnx".to_string(),
+            (None, false) => String::new(),
+        }
+    }
+
+    /// Operators for contiguous chunks of `input` elements.
+    pub fn kernels(&self, input: DataType, output: DataType) -> Result<Kernels> {
+        let device = Device::builder()
+            .feature_level(self.level)
+            .extensions(Extensions::Enabled)
+            .parallelism(self.parallelism)
+            .build()?;
+        Ok(Kernels {
+            job: *self,
+            device,
+            input,
+            output,
+            compiled: Vec::new(),
+        })
+    }
+}
+
+/// Column-major strides in elements for these sizes, if they fit DirectML's `u32`.
+fn fortran_strides(sizes: &[u32]) -> Option<Vec<u32>> {
+    let mut strides = Vec::with_capacity(sizes.len());
+    let mut acc: u32 = 1;
+    for &size in sizes {
+        strides.push(acc);
+        acc = acc.checked_mul(size.max(1))?;
+    }
+    Some(strides)
+}
+
+/// Compiled 1-D operators over chunks of elements, one per chunk length seen.
+pub struct Kernels {
+    job: Job,
+    device: Device,
+    input: DataType,
+    output: DataType,
+    compiled: Vec<(usize, CompiledOperator)>,
+}
+
+impl Kernels {
+    /// The operator for a chunk of `len` elements (`len` below 2^32).
+    pub fn get(&mut self, len: usize) -> Result<&CompiledOperator> {
+        if let Some(i) = self.compiled.iter().position(|(n, _)| *n == len) {
+            return Ok(&self.compiled[i].1);
+        }
+        let size =
+            u32::try_from(len).map_err(|_| anyhow!("chunk of {len} elements is too long"))?;
+        let desc = self
+            .job
+            .desc(TensorDesc::new(self.input, &[size]), self.output);
+        let mut operator = self.device.create_operator(&desc)?;
+        if let Op::Sign(policy) = self.job.op {
+            operator = operator.with_nan_policy(policy);
+        }
+        self.compiled.push((len, operator.compile()?));
+        Ok(&self.compiled[self.compiled.len() - 1].1)
+    }
+}

@@ -1,0 +1,189 @@
+//! Output appears whole or not at all; the input is never the output.
+
+mod common;
+
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+
+use common::*;
+
+fn small_input(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let src = path(dir, "in.npy");
+    write_npy(
+        &src,
+        "<f4",
+        false,
+        &[3],
+        &[0, 0, 0x80, 0xbf, 0, 0, 0, 0, 0, 0, 0x80, 0x7f],
+    );
+    src
+}
+
+#[test]
+fn a_run_failing_mid_stream_leaves_no_output_and_keeps_an_old_one() {
+    let dir = temp_dir();
+    let fifo = path(&dir, "in.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let header = ewise_cli::npy::Header {
+        descr: "<f4".into(),
+        fortran_order: false,
+        shape: vec![3 << 20],
+    }
+    .to_bytes();
+    let dst = path(&dir, "out.npy");
+    std::fs::write(&dst, b"previous contents").unwrap();
+    for existing in [true, false] {
+        if !existing {
+            std::fs::remove_file(&dst).unwrap();
+        }
+        let writer = {
+            let (fifo, header) = (fifo.clone(), header.clone());
+            std::thread::spawn(move || {
+                let mut f = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+                f.write_all(&header).unwrap();
+                let _ = f.write_all(&vec![0x3f; 9 << 20]);
+            })
+        };
+        let out = ewise(["sign", fifo.to_str().unwrap(), dst.to_str().unwrap()]);
+        writer.join().unwrap();
+        assert_error(&out, &["in.fifo: read failed: the file ended early"]);
+        if existing {
+            assert_eq!(std::fs::read(&dst).unwrap(), b"previous contents");
+            assert_eq!(file_names(dir.path()), ["in.fifo", "out.npy"]);
+        } else {
+            assert_eq!(
+                file_names(dir.path()),
+                ["in.fifo"],
+                "no output, no temporary file"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bad_input_leaves_an_existing_output_untouched() {
+    let dir = temp_dir();
+    let src = path(&dir, "bad.npy");
+    std::fs::write(&src, b"\x93NUMPY\x01\x00garbage").unwrap();
+    let dst = path(&dir, "out.npy");
+    std::fs::write(&dst, b"keep me").unwrap();
+    assert_error(
+        &ewise(["sign", src.to_str().unwrap(), dst.to_str().unwrap()]),
+        &["bad.npy"],
+    );
+    assert_eq!(std::fs::read(&dst).unwrap(), b"keep me");
+    assert_eq!(file_names(dir.path()), ["bad.npy", "out.npy"]);
+}
+
+#[test]
+fn the_output_may_not_be_the_input_under_any_name() {
+    let dir = temp_dir();
+    let src = small_input(&dir);
+    let before = std::fs::read(&src).unwrap();
+    std::fs::create_dir(path(&dir, "sub")).unwrap();
+    let hard = path(&dir, "hard.npy");
+    std::fs::hard_link(&src, &hard).unwrap();
+    let soft = path(&dir, "soft.npy");
+    std::os::unix::fs::symlink(&src, &soft).unwrap();
+    let spellings = [
+        src.clone(),
+        dir.path().join("sub").join("..").join("in.npy"),
+        dir.path().join(".").join("in.npy"),
+        hard,
+        soft,
+    ];
+    for out in &spellings {
+        for op in ["sign", "is-infinity"] {
+            let result = ewise([op, src.to_str().unwrap(), out.to_str().unwrap()]);
+            assert_error(&result, &["is the input file", "--in-place"]);
+        }
+    }
+    assert_eq!(std::fs::read(&src).unwrap(), before);
+    assert_eq!(
+        file_names(dir.path()),
+        ["hard.npy", "in.npy", "soft.npy", "sub"]
+    );
+}
+
+#[test]
+fn an_existing_output_is_replaced_keeping_its_permissions() {
+    let dir = temp_dir();
+    let src = small_input(&dir);
+    let dst = path(&dir, "out.npy");
+    std::fs::write(&dst, b"old").unwrap();
+    std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert_ok(&ewise([
+        "sign",
+        src.to_str().unwrap(),
+        dst.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        std::fs::metadata(&dst).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    assert_eq!(
+        read_npy(&dst).1,
+        [0, 0, 0x80, 0xbf, 0, 0, 0, 0, 0, 0, 0x80, 0x3f]
+    );
+    assert_eq!(file_names(dir.path()), ["in.npy", "out.npy"]);
+}
+
+#[test]
+fn an_output_through_a_symlink_replaces_the_target() {
+    let dir = temp_dir();
+    let src = small_input(&dir);
+    let target = path(&dir, "target.npy");
+    std::fs::write(&target, b"old").unwrap();
+    let link = path(&dir, "link.npy");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert_ok(&ewise([
+        "sign",
+        src.to_str().unwrap(),
+        link.to_str().unwrap(),
+    ]));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(read_npy(&target).1.len(), 12);
+}
+
+#[test]
+fn temporaries_of_interrupted_runs_are_removed_by_the_next_run() {
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let dir = temp_dir();
+    let src = small_input(&dir);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let stale = path(&dir, ".out.npy.ewise-4000000000-AbCdEf.tmp");
+    let fresh = path(&dir, ".out.npy.ewise-4000000001-AbCdEf.tmp");
+    let running = path(
+        &dir,
+        &format!(".out.npy.ewise-{}-AbCdEf.tmp", std::process::id()),
+    );
+    let other = path(&dir, ".other.npy.ewise-4000000000-AbCdEf.tmp");
+    for p in [&stale, &fresh, &running, &other] {
+        std::fs::write(p, b"partial").unwrap();
+    }
+    for p in [&stale, &running, &other] {
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    assert_ok(&ewise([
+        "sign",
+        src.to_str().unwrap(),
+        path(&dir, "out.npy").to_str().unwrap(),
+    ]));
+    assert!(
+        !stale.exists(),
+        "a stale temporary of a finished process remains"
+    );
+    assert!(fresh.exists() && running.exists() && other.exists());
+}

@@ -1,0 +1,175 @@
+//! `support`, `demo`, `--help` and `--version`.
+
+mod common;
+
+use common::*;
+use ewise_cpu::support::OPERATORS;
+use ewise_cpu::FeatureLevel;
+
+fn stdout(args: &[&str]) -> String {
+    let out = ewise(args);
+    assert_ok(&out);
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn names(types: &[ewise_cpu::DataType]) -> String {
+    types
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[test]
+fn support_prints_every_row_of_the_tables() {
+    let text = stdout(&["support"]);
+    for op in OPERATORS {
+        assert!(text.contains(&format!(
+            "{} (DML_OPERATOR_TYPE {})",
+            op.operator,
+            op.operator.raw()
+        )));
+        for row in op.rows.iter().chain([&op.extended]) {
+            let line = text
+                .lines()
+                .find(|l| {
+                    l.contains(&names(row.input_types))
+                        && (l.trim_start().starts_with(&row.from_level.to_string())
+                            || l.trim_start().starts_with("extensions"))
+                })
+                .unwrap_or_else(|| panic!("no row for {} from {}", op.operator, row.from_level));
+            assert!(line.contains(&row.max_dimensions.to_string()), "{line}");
+        }
+    }
+}
+
+#[test]
+fn support_at_a_level_shows_the_row_in_force() {
+    let text = stdout(&["support", "--op", "is-infinity", "--feature-level", "5_0"]);
+    assert!(!text.contains("ELEMENT_WISE_SIGN"));
+    assert!(
+        text.contains("5_0 (row from 3_0)  1 to 8      FLOAT32, FLOAT16  UINT8"),
+        "{text}"
+    );
+    let text = stdout(&["support", "--feature-level", "2_0"]);
+    assert!(
+        text.contains("2_0 (row from 2_0)  4           FLOAT32, FLOAT16  same as input"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not available at feature level 2_0 (introduced at 2_1)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn support_json_follows_the_tables() {
+    let json = stdout(&["support", "--json"]);
+    assert!(json.starts_with("{\"operators\":[{\"name\":\"ELEMENT_WISE_SIGN\",\"value\":79,\"introduced\":\"2_0\",\"in_place\":true"));
+    let rows = json.matches("\"from_level\"").count();
+    let expected: usize = OPERATORS.iter().map(|op| op.rows.len() + 1).sum();
+    assert_eq!(rows, expected);
+    assert_eq!(json.matches('{').count(), json.matches('}').count());
+    assert_eq!(json.matches('[').count(), json.matches(']').count());
+    let at = stdout(&[
+        "support",
+        "--json",
+        "--op",
+        "sign",
+        "--feature-level",
+        "1_0",
+    ]);
+    assert!(
+        at.starts_with("{\"feature_level\":\"1_0\",\"operators\":[{\"name\":\"ELEMENT_WISE_SIGN\"")
+    );
+    assert!(at.contains("\"available\":false,\"rows\":[]"), "{at}");
+    for level in FeatureLevel::ALL {
+        let at = stdout(&["support", "--json", "--feature-level", &level.to_string()]);
+        assert_eq!(
+            at.matches("\"from_level\"").count(),
+            2 + OPERATORS
+                .iter()
+                .filter(|op| op.row_at(level).is_some())
+                .count()
+        );
+    }
+}
+
+#[test]
+fn demo_shows_the_cases_that_matter() {
+    let text = stdout(&["demo"]);
+    for ty in [
+        "FLOAT32", "FLOAT16", "BFLOAT16", "FLOAT64", "INT8", "UINT8", "INT64",
+    ] {
+        assert!(text.contains(ty), "{ty}");
+    }
+    let row = |start: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no row {start}"))
+            .split("  ")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        row("-0 "),
+        [
+            "-0",
+            "0x80000000",
+            "+0 0x00000000",
+            "+0 0x00000000",
+            "0",
+            "0",
+            "0"
+        ]
+    );
+    assert_eq!(
+        row("-inf"),
+        ["-inf", "0xff800000", "-1", "-1", "1", "0", "1"]
+    );
+    assert_eq!(
+        row("NaN payload 0x1 (signaling)"),
+        [
+            "NaN payload 0x1 (signaling)",
+            "0x7f800001",
+            "+0 0x00000000",
+            "NaN 0x7f800001",
+            "0",
+            "0",
+            "0"
+        ]
+    );
+    assert_eq!(
+        row("+1.401e-45"),
+        [
+            "+1.401e-45 (min subnormal)",
+            "0x00000001",
+            "+1",
+            "+1",
+            "0",
+            "0",
+            "0"
+        ]
+    );
+    assert!(text.contains("INT8   -128                  -1"), "{text}");
+}
+
+#[test]
+fn help_has_examples_for_every_command_and_version_prints() {
+    for args in [
+        vec!["--help"],
+        vec!["sign", "--help"],
+        vec!["is-infinity", "--help"],
+        vec!["support", "--help"],
+        vec!["demo", "--help"],
+    ] {
+        let text = stdout(&args);
+        assert!(text.contains("Examples:\n  ewise "), "{args:?}");
+    }
+    assert_eq!(
+        stdout(&["--version"]),
+        format!("ewise {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}

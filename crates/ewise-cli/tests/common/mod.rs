@@ -1,0 +1,178 @@
+//! Helpers shared by the integration tests: running the binary, writing and reading
+//! `.npy` files, and test data with the values that matter.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ewise_cli::npy::Header;
+use ewise_cpu::reference::{is_infinity_bits, sign_bits};
+use ewise_cpu::{DataType, InfinityMode, NanPolicy};
+
+/// Runs `ewise` with these arguments.
+pub fn ewise<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(env!("CARGO_BIN_EXE_ewise"))
+        .args(args)
+        .output()
+        .expect("the ewise binary runs")
+}
+
+/// Standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts a run succeeded, showing its stderr if not.
+pub fn assert_ok(out: &Output) {
+    assert!(out.status.success(), "ewise failed: {}", stderr(out));
+}
+
+/// Asserts a run failed cleanly: exit code 1, one line on stderr that starts with
+/// `ewise: error:` and contains every fragment, and no panic.
+pub fn assert_error(out: &Output, fragments: &[&str]) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "expected exit 1, stderr: {err}");
+    assert!(err.starts_with("ewise: error: "), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for f in fragments {
+        assert!(err.contains(f), "missing {f:?} in: {err}");
+    }
+    err
+}
+
+/// A fresh temporary directory.
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temporary directory")
+}
+
+/// Writes a `.npy` file with this header and raw data.
+pub fn write_npy(path: &Path, descr: &str, fortran_order: bool, shape: &[u64], data: &[u8]) {
+    let header = Header {
+        descr: descr.to_string(),
+        fortran_order,
+        shape: shape.to_vec(),
+    };
+    let mut bytes = header.to_bytes();
+    bytes.extend_from_slice(data);
+    std::fs::write(path, bytes).expect("write test input");
+}
+
+/// Reads a `.npy` file: its header and its data bytes.
+pub fn read_npy(path: &Path) -> (Header, Vec<u8>) {
+    let bytes = std::fs::read(path).expect("read output");
+    let parsed = Header::parse(&bytes).expect("output header parses");
+    (parsed.header, bytes[parsed.data_offset as usize..].to_vec())
+}
+
+/// Every file name in a directory.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("list directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `dir/name` as a path.
+pub fn path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Bits per element.
+pub fn bits_of(t: DataType) -> u32 {
+    t.size_in_bytes().expect("sized type") as u32 * 8
+}
+
+/// Element bit patterns worth testing for `t`: zeros of both signs, ±1, extremes,
+/// infinities, subnormals and NaNs for floats, then `random` pseudo-random patterns.
+pub fn patterns(t: DataType, random: usize, seed: u64) -> Vec<u64> {
+    let bits = bits_of(t);
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let top = 1u64 << (bits - 1);
+    let mut v: Vec<u64> = vec![0, 1, 2, top, top | 1, mask, mask - 1, top - 1];
+    if t.is_float() {
+        let man = match t {
+            DataType::Float32 => 23,
+            DataType::Float64 => 52,
+            DataType::Float16 => 10,
+            DataType::Bfloat16 => 7,
+            DataType::Float8E4M3Fn | DataType::Float8E4M3Fnuz => 3,
+            _ => 2,
+        };
+        let inf = (top - 1) & !((1u64 << man) - 1);
+        let quiet = 1u64 << (man - 1);
+        v.extend([
+            inf,
+            top | inf,
+            inf | quiet,
+            top | inf | quiet,
+            inf | 1,
+            inf - 1,
+            top | (inf - 1),
+        ]);
+    }
+    let mut rng = Rng(seed);
+    v.extend((0..random).map(|_| rng.next() & mask));
+    v
+}
+
+/// Little-endian bytes of these patterns, `size` bytes each.
+pub fn to_le(patterns: &[u64], size: usize) -> Vec<u8> {
+    patterns
+        .iter()
+        .flat_map(|p| p.to_le_bytes().into_iter().take(size))
+        .collect()
+}
+
+/// Patterns back from little-endian bytes.
+pub fn from_le(bytes: &[u8], size: usize) -> Vec<u64> {
+    bytes
+        .chunks_exact(size)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+/// The reference SIGN of each pattern.
+pub fn expected_sign(t: DataType, input: &[u64], policy: NanPolicy) -> Vec<u64> {
+    input
+        .iter()
+        .map(|&b| sign_bits(t, b, policy).expect("SIGN defined for the type"))
+        .collect()
+}
+
+/// The reference IS_INFINITY of each pattern, as 0 or 1.
+pub fn expected_is_infinity(t: DataType, input: &[u64], mode: InfinityMode) -> Vec<u64> {
+    input
+        .iter()
+        .map(|&b| {
+            u64::from(is_infinity_bits(t, b, mode).expect("IS_INFINITY defined for the type"))
+        })
+        .collect()
+}
