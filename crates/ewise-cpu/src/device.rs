@@ -208,6 +208,8 @@ pub struct CompiledOperator {
     kernel: Kernel,
     plan: Plan,
     stream: bool,
+    /// Exact byte spans of the input and output layouts.
+    spans: (u64, u64),
     parts: Vec<Part>,
     pool: Option<Arc<ThreadPool>>,
 }
@@ -267,6 +269,10 @@ impl CompiledOperator {
             kernel,
             plan,
             stream: elements.saturating_mul(kernel.out_size as u64) >= STREAM_THRESHOLD_BYTES,
+            spans: (
+                input.exact_span_in_bytes().unwrap_or(u64::MAX),
+                output.exact_span_in_bytes().unwrap_or(u64::MAX),
+            ),
             pool: if parts.is_empty() { None } else { pool },
             parts,
         })
@@ -389,8 +395,8 @@ impl CompiledOperator {
     /// hold its tensor's exact span ([`TensorDesc::exact_span_in_bytes`]: no rounding to
     /// 4 bytes, no offset alignment); the slices cannot overlap, by Rust's borrow rules.
     pub fn execute_slices(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
-        self.check_span(TensorRole::Input, &self.input, input.len())?;
-        self.check_span(TensorRole::Output, &self.output, output.len())?;
+        self.check_span(TensorRole::Input, self.spans.0, input.len())?;
+        self.check_span(TensorRole::Output, self.spans.1, output.len())?;
         self.run(Some(input), output);
         Ok(())
     }
@@ -412,13 +418,12 @@ impl CompiledOperator {
                 reason,
             });
         }
-        self.check_span(TensorRole::Input, &self.input, data.len())?;
+        self.check_span(TensorRole::Input, self.spans.0, data.len())?;
         self.run(None, data);
         Ok(())
     }
 
-    fn check_span(&self, tensor: TensorRole, desc: &TensorDesc, len: usize) -> Result<()> {
-        let required = desc.exact_span_in_bytes().unwrap_or(u64::MAX);
+    fn check_span(&self, tensor: TensorRole, required: u64, len: usize) -> Result<()> {
         if (len as u64) < required {
             return Err(Error::BytesTooShort {
                 operator: self.operator,

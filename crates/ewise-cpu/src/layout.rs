@@ -216,7 +216,9 @@ const TILE_BYTES: usize = 65536;
 
 /// A transposed pair of dimensions: `across` is contiguous in the input, `inner` in the
 /// output. Tiles are gathered reading input rows along `across`, mapped by one kernel
-/// call, and written as contiguous output rows along `inner`.
+/// call, and written as contiguous output rows along `inner`. Kept out of line so its
+/// large stack frame costs nothing to calls that do not tile.
+#[inline(never)]
 fn run_tiles(
     kernel: &Kernel,
     src: &[u8],
@@ -312,6 +314,21 @@ fn run_row(
         }
         return;
     }
+    run_strided(kernel, src, dst, row, (in_at, out_at));
+}
+
+/// A row where either tensor is not contiguous: gathered into aligned chunks, mapped,
+/// scattered. Kept out of line for its stack frame, like [`run_tiles`].
+#[inline(never)]
+fn run_strided(
+    kernel: &Kernel,
+    src: &Source<'_>,
+    dst: &mut [u8],
+    row: Dim,
+    (in_at, out_at): (usize, usize),
+) {
+    let (is, os) = (kernel.in_size, kernel.out_size);
+    let len = row.size as usize;
     let mut tmp_in = [0u64; CHUNK];
     let mut tmp_out = [0u64; CHUNK];
     let mut start = 0usize;
