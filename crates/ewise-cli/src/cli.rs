@@ -12,7 +12,9 @@ Examples:
   ewise sign x.npy signs.npy --semantics onnx
   ewise sign --in-place big.npy              rewrite a file's data in place
   ewise is-infinity x.npy inf.npy --mode positive
-  ewise support --op sign --feature-level 3_0";
+  ewise support --op sign --feature-level 3_0
+  ewise run model.onnx -i x=x.npy -o out/    run an ONNX model on .npy inputs
+  ewise onnx-test onnx/backend/test/data/node/test_sign";
 
 const SIGN_EXAMPLES: &str = "\
 Examples:
@@ -41,6 +43,25 @@ Examples:
   ewise support --op is-infinity
   ewise support --feature-level 2_1          what each operator accepts at 2_1
   ewise support --json";
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  ewise run model.onnx -i x=x.npy -o out/
+      writes out/<output name>.npy for every graph output
+  ewise run model.onnx -i x=x.npy -i y=y.npy -o out/ --nan zero
+      SIGN gives +0 for NaN (DirectML) instead of the NaN itself (ONNX)
+  ewise run bf16_model.onnx -i x=bf16.npy -o out/
+      an input the model declares as bfloat16 is read from raw 2-byte items ('<V2',
+      as ml_dtypes saves it), float8 from 1-byte items ('<f1', '|V1'); such outputs
+      are written as '<V2' (bfloat16) and '|V1' (float8), bool outputs as '|b1'";
+
+const ONNX_TEST_EXAMPLES: &str = "\
+Examples:
+  ewise onnx-test onnx/backend/test/data/node/test_sign
+  ewise onnx-test \"$data\"/node/test_isinf*  \"$data\"/simple/test_sign_model
+      data=\"$(scripts/onnx-conformance.sh)\" provides ONNX's backend test data
+  Prints PASS <name> or FAIL <name>: <why> per case, then \"N passed, M failed\";
+  the exit status is 0 only if every case passes.";
 
 const DEMO_EXAMPLES: &str = "\
 Examples:
@@ -73,6 +94,16 @@ pub enum Command {
     /// in several types and print what they give.
     #[command(after_help = DEMO_EXAMPLES)]
     Demo,
+    /// Run an ONNX model (Sign and IsInf nodes) on .npy inputs; write one .npy per
+    /// graph output.
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(RunArgs),
+    /// Run ONNX backend test case directories (model.onnx and test_data_set_*/) and
+    /// compare the outputs bit for bit.
+    #[command(after_help = ONNX_TEST_EXAMPLES)]
+    OnnxTest(OnnxTestArgs),
+    /// Time each operator and data type beside memory copies of the same bytes.
+    Bench(crate::commands::bench::BenchArgs),
 }
 
 /// Options of `ewise sign`.
@@ -146,6 +177,37 @@ pub struct SupportArgs {
     pub json: bool,
 }
 
+/// Options of `ewise run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The .onnx model (external tensor data is read relative to its directory).
+    pub model: PathBuf,
+    /// An input: the graph input's name, '=', and a .npy file (split at the first '=').
+    /// Give every input the model requires, once each.
+    #[arg(short = 'i', long = "input", value_name = "NAME=FILE", value_parser = parse_named_input)]
+    pub inputs: Vec<(String, PathBuf)>,
+    /// Directory for the outputs, created if missing: OUTDIR/NAME.npy for each graph
+    /// output NAME. Existing files of those names are replaced, all or none.
+    #[arg(short = 'o', long = "output-dir", value_name = "OUTDIR")]
+    pub output_dir: PathBuf,
+    /// What SIGN gives for NaN: propagate (ONNX) returns the NaN unchanged, zero
+    /// (DirectML) gives +0.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = Nan::Propagate)]
+    pub nan: Nan,
+}
+
+/// Options of `ewise onnx-test`.
+#[derive(Debug, Args)]
+pub struct OnnxTestArgs {
+    /// Test case directories, each holding model.onnx and test_data_set_N/ directories
+    /// of input_N.pb and output_N.pb tensors.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// What SIGN gives for NaN (propagate is ONNX's behaviour, which the cases expect).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = Nan::Propagate)]
+    pub nan: Nan,
+}
+
 /// Whose rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Semantics {
@@ -209,6 +271,17 @@ pub enum Op {
 fn parse_level(s: &str) -> Result<FeatureLevel, String> {
     s.parse()
         .map_err(|e: ewise_cpu::ParseFeatureLevelError| e.to_string())
+}
+
+fn parse_named_input(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((name, file)) if !name.is_empty() && !file.is_empty() => {
+            Ok((name.to_string(), PathBuf::from(file)))
+        }
+        _ => Err(format!(
+            "'{s}' is not NAME=FILE (the graph input's name, '=', and a .npy file)"
+        )),
+    }
 }
 
 fn parse_dtype(s: &str) -> Result<DataType, String> {

@@ -1,5 +1,5 @@
 //! The `ewise` command: SIGN and IS_INFINITY over `.npy` files, the support tables,
-//! and a demonstration. Run `ewise --help`.
+//! a demonstration, and ONNX models with their conformance tests. Run `ewise --help`.
 
 mod apply;
 mod cli;
@@ -26,6 +26,9 @@ fn main() -> ExitCode {
         Command::IsInfinity(args) => commands::is_infinity::run(args),
         Command::Support(args) => print(&commands::support::render(args)),
         Command::Demo => commands::demo::render().and_then(|text| print(&text)),
+        Command::Run(args) => commands::run::run(args),
+        Command::OnnxTest(args) => commands::onnx_test::run(args),
+        Command::Bench(args) => commands::bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,483 @@
+//! `ewise bench`: each operator and data type timed beside memory copies of the same
+//! bytes, in the same process, interleaved, reported as GB/s and as a ratio to the best
+//! copy.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use ewise_cpu::baseline::{self, CopyKind};
+use ewise_cpu::{
+    Buffer, CompiledOperator, DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc,
+    Parallelism, TensorDesc,
+};
+
+use crate::table::Table;
+
+const EXAMPLES: &str = "\
+Examples:
+  ewise bench                                every op and type, 4Ki to 16Mi elements
+  ewise bench --op sign --dtype float16 --sizes 16Mi --threads 2
+  ewise bench --sizes 64Ki --threads 1 --layout contiguous
+  ewise bench --json > bench.json
+
+GB/s counts bytes read plus bytes written per second (median of --samples rounds).
+Each round times the operator and four copies of as many bytes (plain and streaming
+stores, on 1 and on --threads threads), interleaved; ratio = GB/s / best copy GB/s.";
+
+/// Options of `ewise bench`.
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct BenchArgs {
+    /// Which operator(s).
+    #[arg(long, value_enum, default_value = "all")]
+    op: BenchOp,
+    /// One data type (e.g. float32, bfloat16), or `all`: every DirectML type the
+    /// operator takes plus bfloat16 and float64.
+    #[arg(long, default_value = "all")]
+    dtype: String,
+    /// Element counts; `Ki` and `Mi` suffixes allowed.
+    #[arg(long, num_args = 1.., value_parser = parse_size, default_values = ["4Ki", "64Ki", "1Mi", "16Mi"])]
+    sizes: Vec<u32>,
+    /// Threads for the operator and the threaded copies (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Input layouts: a packed array, or the transpose of a 2-D one.
+    #[arg(long, value_enum, default_value = "all")]
+    layout: LayoutChoice,
+    /// Timed rounds per case; the median is reported.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(3..=1001))]
+    samples: u32,
+    /// One JSON array on standard output instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchOp {
+    Sign,
+    IsInfinity,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LayoutChoice {
+    Contiguous,
+    Transposed,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Contiguous,
+    Transposed,
+}
+
+impl Layout {
+    fn name(self) -> &'static str {
+        match self {
+            Layout::Contiguous => "contiguous",
+            Layout::Transposed => "transposed",
+        }
+    }
+}
+
+const SIGN_TYPES: [DataType; 12] = [
+    DataType::Float32,
+    DataType::Float16,
+    DataType::Bfloat16,
+    DataType::Float64,
+    DataType::Int8,
+    DataType::Int16,
+    DataType::Int32,
+    DataType::Int64,
+    DataType::Uint8,
+    DataType::Uint16,
+    DataType::Uint32,
+    DataType::Uint64,
+];
+const IS_INFINITY_TYPES: [DataType; 4] = [
+    DataType::Float32,
+    DataType::Float16,
+    DataType::Bfloat16,
+    DataType::Float64,
+];
+
+fn parse_size(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let (digits, scale) = if let Some(d) = t.strip_suffix("Mi") {
+        (d, 1u64 << 20)
+    } else if let Some(d) = t.strip_suffix("Ki") {
+        (d, 1 << 10)
+    } else {
+        (t, 1)
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&n| (1..=u64::from(u32::MAX)).contains(&n))
+        .map(|n| n as u32)
+        .ok_or_else(|| {
+            format!(
+                "invalid size '{s}' (accepted: 1 to 4294967295 elements, e.g. 4096, 64Ki, 16Mi)"
+            )
+        })
+}
+
+/// One measured case.
+struct Measured {
+    op: &'static str,
+    dtype: DataType,
+    elements: u32,
+    layout: Layout,
+    threads: usize,
+    gbps: f64,
+    ns_per_call: f64,
+    copies: Vec<(CopyKind, usize, f64)>,
+}
+
+impl Measured {
+    fn best_copy(&self) -> (CopyKind, usize, f64) {
+        self.copies
+            .iter()
+            .copied()
+            .fold((CopyKind::Plain, 1, 0.0), |best, c| {
+                if c.2 > best.2 {
+                    c
+                } else {
+                    best
+                }
+            })
+    }
+}
+
+/// Runs the benchmark and prints its table or JSON.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let threads = Parallelism::threads(args.threads).resolve();
+    let types = |all: &[DataType]| -> Result<Vec<DataType>> {
+        if args.dtype.eq_ignore_ascii_case("all") {
+            return Ok(all.to_vec());
+        }
+        let t = DataType::from_name(&args.dtype).with_context(|| {
+            format!(
+                "unknown --dtype '{}' (accepted: all, or one of {})",
+                args.dtype,
+                names(&SIGN_TYPES)
+            )
+        })?;
+        Ok(all.iter().copied().filter(|&a| a == t).collect())
+    };
+    let mut cases: Vec<(&'static str, DataType)> = Vec::new();
+    if args.op != BenchOp::IsInfinity {
+        cases.extend(types(&SIGN_TYPES)?.into_iter().map(|t| ("sign", t)));
+    }
+    if args.op != BenchOp::Sign {
+        cases.extend(
+            types(&IS_INFINITY_TYPES)?
+                .into_iter()
+                .map(|t| ("is-infinity", t)),
+        );
+    }
+    if cases.is_empty() {
+        bail!(
+            "--dtype {} is not benchmarked for the chosen --op (sign: {}; is-infinity: {})",
+            args.dtype,
+            names(&SIGN_TYPES),
+            names(&IS_INFINITY_TYPES)
+        );
+    }
+    let layouts: &[Layout] = match args.layout {
+        LayoutChoice::Contiguous => &[Layout::Contiguous],
+        LayoutChoice::Transposed => &[Layout::Transposed],
+        LayoutChoice::All => &[Layout::Contiguous, Layout::Transposed],
+    };
+    let mut results = Vec::new();
+    for &(op, dtype) in &cases {
+        for &elements in &args.sizes {
+            for &layout in layouts {
+                results.push(measure(op, dtype, elements, layout, threads, args.samples)?);
+            }
+        }
+    }
+    let text = if args.json {
+        json(&results)
+    } else {
+        table(&results, threads)
+    };
+    crate::print(&text)
+}
+
+fn names(types: &[DataType]) -> String {
+    types
+        .iter()
+        .map(|t| t.name().to_lowercase())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Rows x columns of the 2-D array whose transpose is read: as square as `n` allows.
+fn transposed_shape(n: u32) -> (u32, u32) {
+    let mut rows = (f64::from(n).sqrt() as u32).max(1);
+    while n % rows != 0 {
+        rows -= 1;
+    }
+    (rows, n / rows)
+}
+
+fn desc(op: &str, dtype: DataType, elements: u32, layout: Layout) -> OperatorDesc {
+    let (input, sizes) = match layout {
+        Layout::Contiguous => (TensorDesc::new(dtype, &[elements]), vec![elements]),
+        Layout::Transposed => {
+            let (rows, cols) = transposed_shape(elements);
+            (
+                TensorDesc::strided(dtype, &[rows, cols], &[1, rows]),
+                vec![rows, cols],
+            )
+        }
+    };
+    if op == "sign" {
+        OperatorDesc::sign(input, TensorDesc::new(dtype, &sizes))
+    } else {
+        let output = TensorDesc::new(DataType::Uint8, &sizes);
+        OperatorDesc::is_infinity(input, output, InfinityMode::Either)
+    }
+}
+
+/// Input bytes with every kind of value: random patterns (NaNs, infinities, negatives,
+/// subnormals, zeros all occur).
+fn pattern(len: usize) -> Buffer {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let bytes: Vec<u8> = (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    Buffer::from_bytes(&bytes)
+}
+
+/// Times `f` repeated enough times to last about 200 microseconds, per call.
+struct Timed<'a> {
+    f: Box<dyn FnMut() + 'a>,
+    batch: u32,
+    samples: Vec<Duration>,
+}
+
+impl<'a> Timed<'a> {
+    fn new(mut f: Box<dyn FnMut() + 'a>) -> Timed<'a> {
+        f();
+        let start = Instant::now();
+        f();
+        let once = start.elapsed().max(Duration::from_nanos(20));
+        let batch = (Duration::from_micros(200).as_nanos() / once.as_nanos()).clamp(1, 100_000);
+        Timed {
+            f,
+            batch: batch as u32,
+            samples: Vec::new(),
+        }
+    }
+
+    fn sample(&mut self) {
+        let start = Instant::now();
+        for _ in 0..self.batch {
+            (self.f)();
+        }
+        self.samples.push(start.elapsed() / self.batch);
+    }
+
+    fn median(&mut self) -> Duration {
+        self.samples.sort();
+        self.samples[self.samples.len() / 2]
+    }
+}
+
+fn measure(
+    op: &'static str,
+    dtype: DataType,
+    elements: u32,
+    layout: Layout,
+    threads: usize,
+    samples: u32,
+) -> Result<Measured> {
+    let desc = desc(op, dtype, elements, layout);
+    let compiled: CompiledOperator = Device::builder()
+        .extensions(Extensions::Enabled)
+        .parallelism(Parallelism::threads(threads))
+        .build()
+        .and_then(|d| d.create_operator(&desc))
+        .and_then(|o| o.with_nan_policy(NanPolicy::Propagate).compile())
+        .with_context(|| format!("{op} {dtype} x {elements}"))?;
+    let in_len = desc.input().exact_span_in_bytes().unwrap_or(0) as usize;
+    let out_len = desc.output().exact_span_in_bytes().unwrap_or(0) as usize;
+    let moved = (in_len + out_len) as f64;
+    let input = pattern(in_len);
+    let mut output = Buffer::zeroed(out_len);
+    let copy_len = (in_len + out_len) / 2;
+    let kinds = [
+        (CopyKind::Plain, 1),
+        (CopyKind::Plain, threads),
+        (CopyKind::Streaming, 1),
+        (CopyKind::Streaming, threads),
+    ];
+    let mut copy_buffers: Vec<(Buffer, Buffer)> = kinds
+        .iter()
+        .map(|_| (pattern(copy_len), Buffer::zeroed(copy_len)))
+        .collect();
+    let mut failure = None;
+    let mut timers: Vec<Timed<'_>> = Vec::with_capacity(1 + kinds.len());
+    timers.push(Timed::new(Box::new(|| {
+        if let Err(e) = compiled.execute_slices(&input, &mut output) {
+            failure.get_or_insert(e);
+        }
+    })));
+    for (&(kind, t), (from, to)) in kinds.iter().zip(copy_buffers.iter_mut()) {
+        timers.push(Timed::new(Box::new(move || {
+            baseline::copy(to, from, kind, t)
+        })));
+    }
+    for _ in 0..samples {
+        for timer in &mut timers {
+            timer.sample();
+        }
+    }
+    let medians: Vec<Duration> = timers.iter_mut().map(Timed::median).collect();
+    drop(timers);
+    if let Some(e) = failure {
+        bail!("{op} {dtype} x {elements}: {e}");
+    }
+    let gbps = |d: Duration| moved / d.as_secs_f64().max(1e-12) / 1e9;
+    Ok(Measured {
+        op,
+        dtype,
+        elements,
+        layout,
+        threads: compiled.threads(),
+        gbps: gbps(medians[0]),
+        ns_per_call: medians[0].as_secs_f64() * 1e9,
+        copies: kinds
+            .iter()
+            .zip(&medians[1..])
+            .map(|(&(kind, t), &d)| (kind, t, gbps(d)))
+            .collect(),
+    })
+}
+
+fn table(results: &[Measured], threads: usize) -> String {
+    let mut t = Table::new(&[
+        "op",
+        "dtype",
+        "elements",
+        "layout",
+        "threads",
+        "GB/s",
+        "best copy",
+        "GB/s",
+        "ratio",
+        "ns/call",
+    ]);
+    for r in results {
+        let (kind, copy_threads, best) = r.best_copy();
+        t.row(vec![
+            r.op.to_string(),
+            r.dtype.name().to_lowercase(),
+            r.elements.to_string(),
+            r.layout.name().to_string(),
+            r.threads.to_string(),
+            format!("{:.1}", r.gbps),
+            format!("{} x{}", kind.name(), copy_threads),
+            format!("{best:.1}"),
+            format!("{:.2}", r.gbps / best),
+            format!("{:.0}", r.ns_per_call),
+        ]);
+    }
+    let mut out = format!(
+        "ewise bench: {} kernels, up to {threads} threads; GB/s = bytes read + written per second\n\n",
+        ewise_cpu::instruction_set().name()
+    );
+    out.push_str(&t.render(""));
+    out
+}
+
+fn json(results: &[Measured]) -> String {
+    let mut out = String::from("[\n");
+    for (i, r) in results.iter().enumerate() {
+        let (kind, copy_threads, best) = r.best_copy();
+        let copies: Vec<String> = r
+            .copies
+            .iter()
+            .map(|(k, t, g)| {
+                format!(
+                    "{{\"kind\": \"{}\", \"threads\": {t}, \"gbps\": {g:.3}}}",
+                    k.name()
+                )
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "  {{\"op\": \"{}\", \"dtype\": \"{}\", \"elements\": {}, \"layout\": \"{}\", \"threads\": {}, \
+             \"gbps\": {:.3}, \"best_copy_gbps\": {best:.3}, \"best_copy\": \"{}\", \"best_copy_threads\": {copy_threads}, \
+             \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"instruction_set\": \"{}\", \"copies\": [{}]}}",
+            r.op,
+            r.dtype.name(),
+            r.elements,
+            r.layout.name(),
+            r.threads,
+            r.gbps,
+            kind.name(),
+            r.gbps / best,
+            r.ns_per_call,
+            ewise_cpu::instruction_set().name(),
+            copies.join(", ")
+        );
+        out.push_str(if i + 1 < results.len() { ",\n" } else { "\n" });
+    }
+    out.push_str("]\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_suffixes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("64Ki"), Ok(65536));
+        assert_eq!(parse_size("16Mi"), Ok(16 << 20));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("4096Mi").is_err());
+        assert!(parse_size("x").is_err());
+    }
+
+    #[test]
+    fn transposed_shapes_are_near_square() {
+        assert_eq!(transposed_shape(16 << 20), (4096, 4096));
+        assert_eq!(transposed_shape(4096), (64, 64));
+        assert_eq!(transposed_shape(1 << 17), (256, 512));
+        assert_eq!(transposed_shape(7), (1, 7));
+    }
+
+    #[test]
+    fn a_small_case_measures_and_serializes() {
+        let m = measure("sign", DataType::Int16, 4096, Layout::Transposed, 1, 3).unwrap();
+        assert!(m.gbps > 0.0 && m.copies.len() == 4);
+        let j = json(&[m]);
+        for key in [
+            "\"op\": \"sign\"",
+            "\"dtype\": \"INT16\"",
+            "\"elements\": 4096",
+            "\"layout\": \"transposed\"",
+            "\"threads\": 1",
+            "\"gbps\"",
+            "\"best_copy_gbps\"",
+            "\"ratio\"",
+            "\"ns_per_call\"",
+        ] {
+            assert!(j.contains(key), "{key} missing from {j}");
+        }
+    }
+}

@@ -1,0 +1,596 @@
+//! `ewise run` and `ewise onnx-test` on models built in code: outputs compared bit for
+//! bit with the scalar reference, input checks that leave nothing written, output names
+//! that could escape OUTDIR, and backend test case directories that pass and fail.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+use ewise_cpu::{DataType, InfinityMode, NanPolicy};
+use ewise_onnx::proto::{self, Message};
+use ewise_onnx::Tensor;
+
+const FLOAT: i32 = 1;
+const BOOL: i32 = 9;
+
+/// A graph input or output of ONNX element type `elem_type`, with a fixed shape if
+/// one is given.
+fn value(name: &str, elem_type: i32, shape: Option<&[i64]>) -> proto::ValueInfoProto {
+    use proto::tensor_shape_proto::{dimension, Dimension};
+    let shape = shape.map(|dims| proto::TensorShapeProto {
+        dim: dims
+            .iter()
+            .map(|&d| Dimension {
+                value: Some(dimension::Value::DimValue(d)),
+                ..Default::default()
+            })
+            .collect(),
+    });
+    proto::ValueInfoProto {
+        name: name.into(),
+        r#type: Some(proto::TypeProto {
+            value: Some(proto::type_proto::Value::TensorType(
+                proto::type_proto::Tensor { elem_type, shape },
+            )),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// A node `op(input) -> output` with integer attributes.
+fn node(op: &str, input: &str, output: &str, ints: &[(&str, i64)]) -> proto::NodeProto {
+    proto::NodeProto {
+        input: vec![input.into()],
+        output: vec![output.into()],
+        op_type: op.into(),
+        name: format!("{op} {output}"),
+        attribute: ints
+            .iter()
+            .map(|&(name, i)| proto::AttributeProto {
+                name: name.into(),
+                i,
+                r#type: proto::AttributeType::Int as i32,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// A serialized model importing default-domain opset `opset`.
+fn model_bytes(
+    opset: i64,
+    nodes: Vec<proto::NodeProto>,
+    inputs: Vec<proto::ValueInfoProto>,
+    outputs: Vec<proto::ValueInfoProto>,
+) -> Vec<u8> {
+    proto::ModelProto {
+        ir_version: 9,
+        opset_import: vec![proto::OperatorSetIdProto {
+            domain: String::new(),
+            version: opset,
+        }],
+        graph: Some(proto::GraphProto {
+            name: "test".into(),
+            node: nodes,
+            input: inputs,
+            output: outputs,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+/// `x -> Sign -> y` for element type `elem_type` (ONNX number) and shape `[n]`.
+fn sign_model(elem_type: i32, n: i64) -> Vec<u8> {
+    model_bytes(
+        13,
+        vec![node("Sign", "x", "y", &[])],
+        vec![value("x", elem_type, Some(&[n]))],
+        vec![value("y", elem_type, None)],
+    )
+}
+
+/// Writes `bytes` as `dir/name` and returns the path.
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write test file");
+    path
+}
+
+/// `-i name=path`.
+fn input_arg(name: &str, path: &Path) -> String {
+    format!("{name}={}", path.display())
+}
+
+/// The `.npy` files in `dir` (none when `dir` does not exist).
+fn npy_files(dir: &Path) -> Vec<String> {
+    if !dir.exists() {
+        return Vec::new();
+    }
+    file_names(dir)
+        .into_iter()
+        .filter(|n| n.ends_with(".npy"))
+        .collect()
+}
+
+/// Runs `ewise run model -i x=input -o out` plus `extra` arguments.
+fn run_model(model: &Path, inputs: &[(&str, &Path)], out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["run".to_string(), model.display().to_string()];
+    for (name, path) in inputs {
+        args.push("-i".into());
+        args.push(input_arg(name, path));
+    }
+    args.push("-o".into());
+    args.push(out.display().to_string());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    ewise(&args)
+}
+
+#[test]
+fn sign_models_match_the_reference_bit_for_bit() {
+    let cases = [
+        (FLOAT, "<f4", DataType::Float32),
+        (11, "<f8", DataType::Float64),
+        (10, "<f2", DataType::Float16),
+        (3, "|i1", DataType::Int8),
+        (7, "<i8", DataType::Int64),
+        (4, "<u2", DataType::Uint16),
+    ];
+    for (elem_type, descr, t) in cases {
+        let dir = temp_dir();
+        let size = t.size_in_bytes().unwrap() as usize;
+        let patterns = common::patterns(t, 200, 7);
+        let n = patterns.len();
+        let model = write(dir.path(), "sign.onnx", &sign_model(elem_type, n as i64));
+        let x = dir.path().join("x.npy");
+        write_npy(&x, descr, false, &[n as u64], &to_le(&patterns, size));
+        for (flag, policy) in [
+            ("propagate", NanPolicy::Propagate),
+            ("zero", NanPolicy::Zero),
+        ] {
+            let out = dir.path().join(format!("out-{flag}"));
+            assert_ok(&run_model(&model, &[("x", &x)], &out, &["--nan", flag]));
+            let (header, data) = read_npy(&out.join("y.npy"));
+            assert_eq!(header.descr, descr);
+            assert_eq!(header.shape, [n as u64]);
+            assert!(!header.fortran_order);
+            assert_eq!(
+                from_le(&data, size),
+                expected_sign(t, &patterns, policy),
+                "{t} --nan {flag}"
+            );
+        }
+        let out = dir.path().join("out-default");
+        assert_ok(&run_model(&model, &[("x", &x)], &out, &[]));
+        let (_, data) = read_npy(&out.join("y.npy"));
+        assert_eq!(
+            from_le(&data, size),
+            expected_sign(t, &patterns, NanPolicy::Propagate),
+            "{t}: propagate is the default"
+        );
+    }
+}
+
+#[test]
+fn is_inf_models_write_bool_matching_the_reference() {
+    let cases = [
+        (FLOAT, "<f4", DataType::Float32),
+        (11, "<f8", DataType::Float64),
+        (10, "<f2", DataType::Float16),
+    ];
+    let modes = [
+        (1, 1, InfinityMode::Either),
+        (1, 0, InfinityMode::Positive),
+        (0, 1, InfinityMode::Negative),
+        (0, 0, InfinityMode::Neither),
+    ];
+    for (elem_type, descr, t) in cases {
+        let dir = temp_dir();
+        let size = t.size_in_bytes().unwrap() as usize;
+        let patterns = common::patterns(t, 101, 11);
+        let n = patterns.len() as i64;
+        let x = dir.path().join("x.npy");
+        write_npy(
+            &x,
+            descr,
+            false,
+            &[2, n as u64 / 2],
+            &to_le(&patterns, size),
+        );
+        for (positive, negative, mode) in modes {
+            let bytes = model_bytes(
+                20,
+                vec![node(
+                    "IsInf",
+                    "x",
+                    "inf",
+                    &[("detect_positive", positive), ("detect_negative", negative)],
+                )],
+                vec![value("x", elem_type, Some(&[2, n / 2]))],
+                vec![value("inf", BOOL, Some(&[2, n / 2]))],
+            );
+            let model = write(dir.path(), "isinf.onnx", &bytes);
+            let out = dir.path().join(format!("out-{positive}{negative}"));
+            assert_ok(&run_model(&model, &[("x", &x)], &out, &[]));
+            let (header, data) = read_npy(&out.join("inf.npy"));
+            assert_eq!(header.descr, "|b1");
+            assert_eq!(header.shape, [2, n as u64 / 2]);
+            assert_eq!(
+                from_le(&data, 1),
+                expected_is_infinity(t, &patterns, mode),
+                "{t} {mode:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bfloat16_and_float8_travel_as_raw_items() {
+    let dir = temp_dir();
+    let t = DataType::Bfloat16;
+    let patterns = common::patterns(t, 100, 3);
+    let n = patterns.len();
+    let model = write(dir.path(), "bf16.onnx", &sign_model(16, n as i64));
+    let x = dir.path().join("x.npy");
+    write_npy(&x, "<V2", false, &[n as u64], &to_le(&patterns, 2));
+    let out = dir.path().join("out");
+    assert_ok(&run_model(&model, &[("x", &x)], &out, &[]));
+    let (header, data) = read_npy(&out.join("y.npy"));
+    assert_eq!(header.descr, "<V2");
+    assert_eq!(
+        from_le(&data, 2),
+        expected_sign(t, &patterns, NanPolicy::Propagate)
+    );
+
+    for (elem_type, t, descr) in [
+        (17, DataType::Float8E4M3Fn, "|V1"),
+        (19, DataType::Float8E5M2, "<f1"),
+        (20, DataType::Float8E5M2Fnuz, "|V1"),
+    ] {
+        let patterns = common::patterns(t, 50, 5);
+        let n = patterns.len() as i64;
+        let bytes = model_bytes(
+            20,
+            vec![node("IsInf", "x", "inf", &[])],
+            vec![value("x", elem_type, Some(&[n]))],
+            vec![value("inf", BOOL, None)],
+        );
+        let model = write(dir.path(), "f8.onnx", &bytes);
+        let x = dir.path().join("f8.npy");
+        write_npy(&x, descr, false, &[n as u64], &to_le(&patterns, 1));
+        let out = dir.path().join(format!("out-{elem_type}"));
+        assert_ok(&run_model(&model, &[("x", &x)], &out, &[]));
+        let (header, data) = read_npy(&out.join("inf.npy"));
+        assert_eq!(header.descr, "|b1");
+        assert_eq!(
+            from_le(&data, 1),
+            expected_is_infinity(t, &patterns, InfinityMode::Either),
+            "{t}"
+        );
+    }
+
+    let f8_sign = model_bytes(
+        20,
+        vec![node("Sign", "x", "y", &[])],
+        vec![value("x", 17, None)],
+        vec![value("y", 17, None)],
+    );
+    let model = write(dir.path(), "f8_sign.onnx", &f8_sign);
+    let x = dir.path().join("f8.npy");
+    write_npy(&x, "|V1", false, &[1], &[0x38]);
+    let out = dir.path().join("out-f8-sign");
+    assert_error(
+        &run_model(&model, &[("x", &x)], &out, &[]),
+        &["Sign", "float8e4m3fn"],
+    );
+    assert!(npy_files(&out).is_empty());
+}
+
+#[test]
+fn big_endian_and_column_major_inputs_are_converted() {
+    let dir = temp_dir();
+    let values = [1.0f32, -1.0, 0.0, -2.0, f32::NAN, 3.0];
+    let model = write(
+        dir.path(),
+        "sign.onnx",
+        &model_bytes(
+            13,
+            vec![node("Sign", "x", "y", &[])],
+            vec![value("x", FLOAT, Some(&[2, 3]))],
+            vec![value("y", FLOAT, None)],
+        ),
+    );
+    let expected: Vec<u32> = [1.0f32, -1.0, 0.0, -1.0, f32::NAN, 1.0]
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+
+    let big: Vec<u8> = values.iter().flat_map(|v| v.to_be_bytes()).collect();
+    let x = dir.path().join("big.npy");
+    write_npy(&x, ">f4", false, &[2, 3], &big);
+    let out = dir.path().join("out-big");
+    assert_ok(&run_model(&model, &[("x", &x)], &out, &[]));
+    let (header, data) = read_npy(&out.join("y.npy"));
+    assert_eq!(header.descr, "<f4");
+    let got: Vec<u32> = from_le(&data, 4).iter().map(|&b| b as u32).collect();
+    assert_eq!(got, expected);
+
+    let column_major: Vec<u8> = [0, 3, 1, 4, 2, 5]
+        .iter()
+        .flat_map(|&i| values[i].to_le_bytes())
+        .collect();
+    let x = dir.path().join("fortran.npy");
+    write_npy(&x, "<f4", true, &[2, 3], &column_major);
+    let out = dir.path().join("out-fortran");
+    assert_ok(&run_model(&model, &[("x", &x)], &out, &[]));
+    let (header, data) = read_npy(&out.join("y.npy"));
+    assert!(!header.fortran_order);
+    assert_eq!(header.shape, [2, 3]);
+    let got: Vec<u32> = from_le(&data, 4).iter().map(|&b| b as u32).collect();
+    assert_eq!(got, expected);
+}
+
+/// A model with inputs `x` (float [4]) and `w` (float [4]) and outputs `sx` and `iw`.
+fn two_input_model(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "two.onnx",
+        &model_bytes(
+            20,
+            vec![node("Sign", "x", "sx", &[]), node("IsInf", "w", "iw", &[])],
+            vec![value("x", FLOAT, Some(&[4])), value("w", FLOAT, Some(&[4]))],
+            vec![value("sx", FLOAT, None), value("iw", BOOL, None)],
+        ),
+    )
+}
+
+fn f32_npy(dir: &Path, name: &str, values: &[f32]) -> PathBuf {
+    let path = dir.join(name);
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    write_npy(&path, "<f4", false, &[values.len() as u64], &data);
+    path
+}
+
+#[test]
+fn every_output_is_written() {
+    let dir = temp_dir();
+    let model = two_input_model(dir.path());
+    let x = f32_npy(dir.path(), "x.npy", &[-3.0, 0.0, -0.0, 7.0]);
+    let w = f32_npy(
+        dir.path(),
+        "w.npy",
+        &[f32::INFINITY, 1.0, f32::NEG_INFINITY, 0.0],
+    );
+    let out = dir.path().join("new").join("dir");
+    assert_ok(&run_model(&model, &[("x", &x), ("w", &w)], &out, &[]));
+    assert_eq!(file_names(&out), ["iw.npy", "sx.npy"]);
+    let (_, sx) = read_npy(&out.join("sx.npy"));
+    let sx: Vec<f32> = sx
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(sx, [-1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(sx[2].to_bits(), 0, "-0 gives +0");
+    assert_eq!(read_npy(&out.join("iw.npy")).1, [1, 0, 1, 0]);
+}
+
+#[test]
+fn bad_inputs_are_refused_before_anything_is_written() {
+    let dir = temp_dir();
+    let model = two_input_model(dir.path());
+    let x = f32_npy(dir.path(), "x.npy", &[1.0, 2.0, 3.0, 4.0]);
+    let w = f32_npy(dir.path(), "w.npy", &[1.0, 2.0, 3.0, 4.0]);
+    let short = f32_npy(dir.path(), "short.npy", &[1.0, 2.0, 3.0]);
+    let double = dir.path().join("double.npy");
+    write_npy(&double, "<f8", false, &[4], &[0; 32]);
+    let raw = dir.path().join("raw.npy");
+    write_npy(&raw, "<V2", false, &[4], &[0; 8]);
+    let out = dir.path().join("out");
+    type Inputs<'a> = &'a [(&'a str, &'a Path)];
+    let cases: [(Inputs, &[&str]); 6] = [
+        (&[("x", &x)], &["\"w\"", "required", "-i w=FILE.npy"]),
+        (
+            &[("x", &x), ("w", &w), ("z", &x)],
+            &["\"z\"", "not an input of the model", "x, w"],
+        ),
+        (
+            &[("x", &double), ("w", &w)],
+            &[
+                "double.npy",
+                "\"x\"",
+                "double",
+                "'<f8'",
+                "declares it as float",
+            ],
+        ),
+        (
+            &[("x", &x), ("w", &short)],
+            &["\"w\"", "[3]", "[4]", "dimension 0 is 3, declared 4"],
+        ),
+        (
+            &[("x", &raw), ("w", &w)],
+            &["raw.npy", "raw 2-byte items", "declares it as float"],
+        ),
+        (&[("x", &x), ("x", &w)], &["\"x\" is given twice"]),
+    ];
+    for (inputs, fragments) in cases {
+        let output = run_model(&model, inputs, &out, &[]);
+        assert_error(&output, fragments);
+        assert!(npy_files(&out).is_empty(), "{fragments:?}");
+    }
+    assert!(
+        !out.exists(),
+        "OUTDIR is created only for a run that writes"
+    );
+}
+
+#[test]
+fn unsafe_output_names_are_refused() {
+    for name in ["../escape", "sub/y", ".."] {
+        let dir = temp_dir();
+        let bytes = model_bytes(
+            13,
+            vec![node("Sign", "x", name, &[])],
+            vec![value("x", FLOAT, Some(&[1]))],
+            vec![value(name, FLOAT, None)],
+        );
+        let model = write(dir.path(), "m.onnx", &bytes);
+        let x = f32_npy(dir.path(), "x.npy", &[-1.0]);
+        let out = dir.path().join("out");
+        assert_error(
+            &run_model(&model, &[("x", &x)], &out, &[]),
+            &[&format!("{name:?}"), "plain file names"],
+        );
+        assert!(!dir.path().join("escape.npy").exists());
+        assert_eq!(npy_files(dir.path()), ["x.npy"], "{name}");
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn a_failed_write_leaves_no_output_and_keeps_old_files() {
+    let dir = temp_dir();
+    let model = two_input_model(dir.path());
+    let x = f32_npy(dir.path(), "x.npy", &[1.0, 2.0, 3.0, 4.0]);
+    let w = f32_npy(dir.path(), "w.npy", &[1.0, 2.0, 3.0, 4.0]);
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(out.join("iw.npy")).unwrap();
+    std::fs::write(out.join("sx.npy"), b"old").unwrap();
+    assert_error(
+        &run_model(&model, &[("x", &x), ("w", &w)], &out, &[]),
+        &["iw.npy", "not a regular file"],
+    );
+    assert_eq!(std::fs::read(out.join("sx.npy")).unwrap(), b"old");
+    assert_eq!(file_names(&out), ["iw.npy", "sx.npy"], "no temporary left");
+}
+
+#[test]
+fn an_output_may_not_replace_an_input() {
+    let dir = temp_dir();
+    let model = write(dir.path(), "sign.onnx", &sign_model(FLOAT, 2));
+    let x = f32_npy(dir.path(), "y.npy", &[-5.0, 5.0]);
+    let before = std::fs::read(&x).unwrap();
+    assert_error(
+        &run_model(&model, &[("x", &x)], dir.path(), &[]),
+        &["y.npy", "which this run reads"],
+    );
+    assert_eq!(std::fs::read(&x).unwrap(), before);
+}
+
+/// A backend test case: `dir/name/model.onnx` (`x -> Sign -> y`, float [3]) and
+/// `test_data_set_0` with `input` and `output` as its tensors.
+fn backend_case(dir: &Path, name: &str, input: &[f32], output: &[f32]) -> PathBuf {
+    let case = dir.join(name);
+    let set = case.join("test_data_set_0");
+    std::fs::create_dir_all(&set).unwrap();
+    write(&case, "model.onnx", &sign_model(FLOAT, 3));
+    let pb = |t: Tensor, name: &str| t.to_proto(name).unwrap().encode_to_vec();
+    write(
+        &set,
+        "input_0.pb",
+        &pb(Tensor::from_values(vec![3], input).unwrap(), "x"),
+    );
+    write(
+        &set,
+        "output_0.pb",
+        &pb(Tensor::from_values(vec![3], output).unwrap(), "y"),
+    );
+    case
+}
+
+fn stdout_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn onnx_test_passes_a_matching_case() {
+    let dir = temp_dir();
+    let case = backend_case(
+        dir.path(),
+        "test_mine",
+        &[-2.0, f32::NAN, 0.5],
+        &[-1.0, f32::NAN, 1.0],
+    );
+    let out = ewise([Path::new("onnx-test"), &case]);
+    assert_ok(&out);
+    assert_eq!(stdout_lines(&out), ["PASS test_mine", "1 passed, 0 failed"]);
+}
+
+#[test]
+fn onnx_test_reports_failures_and_exits_1() {
+    let dir = temp_dir();
+    let good = backend_case(
+        dir.path(),
+        "test_good",
+        &[-2.0, 0.0, 0.5],
+        &[-1.0, 0.0, 1.0],
+    );
+    let wrong = backend_case(
+        dir.path(),
+        "test_wrong",
+        &[-2.0, 0.0, 0.5],
+        &[-1.0, 0.0, -1.0],
+    );
+    let empty = dir.path().join("not_a_case");
+    std::fs::create_dir(&empty).unwrap();
+    let missing = dir.path().join("missing");
+    let out = ewise([Path::new("onnx-test"), &good, &wrong, &empty, &missing]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"));
+    let lines = stdout_lines(&out);
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0], "PASS test_good");
+    assert!(
+        lines[1].starts_with("FAIL test_wrong: test_data_set_0: output \"y\": element 2"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("FAIL not_a_case: ") && lines[2].contains("no model.onnx"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with("FAIL missing: ") && lines[3].contains("does not exist"),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(lines[4], "1 passed, 3 failed");
+
+    let out = ewise([
+        Path::new("onnx-test"),
+        Path::new("--nan"),
+        Path::new("zero"),
+        &good,
+    ]);
+    assert_ok(&out);
+    assert_eq!(stdout_lines(&out).last().unwrap(), "1 passed, 0 failed");
+}
+
+#[test]
+fn onnx_test_nan_policy_is_applied() {
+    let dir = temp_dir();
+    let case = backend_case(
+        dir.path(),
+        "test_nan",
+        &[f32::NAN, -1.0, 1.0],
+        &[f32::NAN, -1.0, 1.0],
+    );
+    assert_ok(&ewise([Path::new("onnx-test"), &case]));
+    let out = ewise([
+        Path::new("onnx-test"),
+        Path::new("--nan"),
+        Path::new("zero"),
+        &case,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_lines(&out).last().unwrap(), "0 passed, 1 failed");
+}
