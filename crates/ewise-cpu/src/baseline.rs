@@ -36,14 +36,19 @@ pub fn copy(dst: &mut [u8], src: &[u8], kind: CopyKind, threads: usize) {
             stream::fence();
         }
     };
-    let Some(pool) = parallel::pool(threads) else {
+    let Some(pool) = parallel::pool(threads.saturating_sub(1)) else {
         one(dst, src);
         return;
     };
     let piece = len.div_ceil(threads).next_multiple_of(64).max(64);
-    pool.scope(|scope| {
-        for (d, s) in dst.chunks_mut(piece).zip(src.chunks(piece)) {
+    pool.in_place_scope(|scope| {
+        let mut pieces = dst.chunks_mut(piece).zip(src.chunks(piece));
+        let first = pieces.next();
+        for (d, s) in pieces {
             scope.spawn(move |_| one(d, s));
+        }
+        if let Some((d, s)) = first {
+            one(d, s);
         }
     });
 }

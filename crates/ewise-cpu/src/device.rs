@@ -254,7 +254,7 @@ impl CompiledOperator {
         let moved = elements.saturating_mul((kernel.in_size + kernel.out_size) as u64);
         let threads = parallelism.resolve();
         let pool = (moved >= PARALLEL_THRESHOLD_BYTES)
-            .then(|| parallel::pool(threads))
+            .then(|| parallel::pool(threads - 1))
             .flatten();
         let parts = match pool {
             Some(_) => plan.split(threads, kernel.in_size, kernel.out_size),
@@ -375,9 +375,10 @@ impl CompiledOperator {
             self.plan.run(kernel, source, dst, stream);
             return;
         };
-        pool.scope(|scope| {
+        pool.in_place_scope(|scope| {
             let mut rest = dst;
             let mut consumed = 0;
+            let mut first = None;
             for part in &self.parts {
                 let tail = std::mem::take(&mut rest);
                 let (_, tail) = tail.split_at_mut(part.out_start - consumed);
@@ -385,7 +386,13 @@ impl CompiledOperator {
                 rest = tail;
                 consumed = part.out_start + part.out_len;
                 let source = src.map_or(Source::InPlace, |s| Source::Separate(&s[part.in_start..]));
-                scope.spawn(move |_| part.plan.run(kernel, source, mine, stream));
+                match first {
+                    None => first = Some((part, source, mine)),
+                    Some(_) => scope.spawn(move |_| part.plan.run(kernel, source, mine, stream)),
+                }
+            }
+            if let Some((part, source, mine)) = first {
+                part.plan.run(kernel, source, mine, stream);
             }
         });
     }

@@ -38,29 +38,30 @@ pub const PARALLEL_THRESHOLD_BYTES: u64 = 1 << 20;
 /// Output bytes from which contiguous runs use streaming stores.
 pub const STREAM_THRESHOLD_BYTES: u64 = 8 << 20;
 
-/// A pool of exactly `threads` threads, shared by every operator that asks for that
-/// many; `None` for one thread or if the system refuses to start threads.
-pub(crate) fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
+/// A pool of `helpers` threads that work beside the calling thread (which runs one
+/// piece itself, in `in_place_scope`), shared by every caller that asks for that many;
+/// `None` for no helpers or if the system refuses to start threads.
+pub(crate) fn pool(helpers: usize) -> Option<Arc<ThreadPool>> {
     /// Pools by thread count.
     type Pools = Mutex<Vec<(usize, Arc<ThreadPool>)>>;
     static POOLS: OnceLock<Pools> = OnceLock::new();
-    if threads < 2 {
+    if helpers == 0 {
         return None;
     }
     let mut pools = POOLS
         .get_or_init(|| Mutex::new(Vec::new()))
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == helpers) {
         return Some(p.clone());
     }
     let pool = Arc::new(
         ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(helpers)
             .thread_name(|i| format!("ewise-{i}"))
             .build()
             .ok()?,
     );
-    pools.push((threads, pool.clone()));
+    pools.push((helpers, pool.clone()));
     Some(pool)
 }
