@@ -33,7 +33,7 @@ impl Parallelism {
 }
 
 /// Bytes moved (read plus written) below which an execution stays on one thread.
-pub const PARALLEL_THRESHOLD_BYTES: u64 = 1 << 20;
+pub const PARALLEL_THRESHOLD_BYTES: u64 = 4 << 20;
 
 /// Output bytes from which contiguous runs use streaming stores.
 pub const STREAM_THRESHOLD_BYTES: u64 = 8 << 20;

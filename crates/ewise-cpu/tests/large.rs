@@ -67,8 +67,8 @@ fn contiguous_streaming_and_threaded() {
 
 #[test]
 fn strided_threaded() {
-    // A transposed 700x600 int16 input into a padded output: above the thread threshold.
-    let (rows, cols) = (700u32, 600u32);
+    // A transposed 1200x1000 int16 input into a padded output: above the thread threshold.
+    let (rows, cols) = (1200u32, 1000u32);
     assert!(u64::from(rows * cols) * 4 > PARALLEL_THRESHOLD_BYTES);
     let input = TensorDesc::strided(DataType::Int16, &[rows, cols], &[1, rows]);
     let output = TensorDesc::strided(DataType::Int16, &[rows, cols], &[cols + 3, 1]);
