@@ -13,6 +13,13 @@ pub const FORCE_PORTABLE_ENV: &str = "EWISE_FORCE_PORTABLE";
 pub(crate) trait Isa: Send + Sync + 'static {
     fn map<M: Map>(src: &[M::In], dst: &mut [M::Out]);
     fn map_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [M::In]);
+
+    /// [`Isa::map`] with streaming stores issued from the loop itself, one output cache
+    /// line at a time, if this instruction set has such a loop; `false` (nothing done)
+    /// otherwise, and the caller streams in blocks instead.
+    fn map_stream<M: Map>(_src: &[M::In], _dst: &mut [M::Out]) -> bool {
+        false
+    }
 }
 
 /// The baseline of the target (SSE2 on x86-64, NEON on aarch64), vectorized by the
@@ -47,9 +54,53 @@ fn map_in_place_avx2<M: Map<Out = <M as Map>::In>>(data: &mut [M::In]) {
     slice::map_in_place::<M>(data);
 }
 
+/// Maps `src` into `dst` computing one 64-byte output line at a time in registers and
+/// writing each aligned line with two 32-byte streaming stores; the unaligned head and
+/// the tail use plain stores.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+fn map_stream_avx2<M: Map>(src: &[M::In], dst: &mut [M::Out]) {
+    use std::arch::x86_64::{__m256i, _mm256_load_si256, _mm256_stream_si256, _mm_sfence};
+    let per_line = (64 / std::mem::size_of::<M::Out>()).max(1);
+    let len = dst.len().min(src.len());
+    let head = dst.as_ptr().align_offset(64).min(len);
+    slice::map::<M>(&src[..head], &mut dst[..head]);
+    let body = (len - head) / per_line * per_line;
+    let mut line = Line([0; 64]);
+    let (s, d) = (&src[head..head + body], &mut dst[head..head + body]);
+    for (s, d) in s.chunks_exact(per_line).zip(d.chunks_exact_mut(per_line)) {
+        slice::map::<M>(s, bytemuck::cast_slice_mut(&mut line.0));
+        let from = line.0.as_ptr().cast::<__m256i>();
+        let to = d.as_mut_ptr().cast::<__m256i>();
+        // SAFETY: `line` is 64-byte aligned and 64 bytes long; `d` holds `per_line`
+        // elements = 64 bytes starting 64-byte aligned (the head was peeled above), so
+        // both 32-byte halves are in bounds and 32-byte aligned as the load and the
+        // streaming store require. AVX2 is enabled on this function.
+        unsafe {
+            _mm256_stream_si256(to, _mm256_load_si256(from));
+            _mm256_stream_si256(to.add(1), _mm256_load_si256(from.add(1)));
+        }
+    }
+    slice::map::<M>(&src[head + body..len], &mut dst[head + body..len]);
+    _mm_sfence();
+}
+
+/// One output cache line, aligned for the streaming stores.
+#[cfg(target_arch = "x86_64")]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 impl Isa for Avx2 {
+    #[inline]
+    fn map_stream<M: Map>(src: &[M::In], dst: &mut [M::Out]) -> bool {
+        // SAFETY: as for `map`, AVX2 was detected before this ISA was selected.
+        unsafe { map_stream_avx2::<M>(src, dst) };
+        true
+    }
+
     #[inline]
     fn map<M: Map>(src: &[M::In], dst: &mut [M::Out]) {
         // SAFETY: kernels using `Avx2` are only chosen by `selected()` after

@@ -65,6 +65,14 @@ pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mu
 
 /// [`map_bytes`] with streaming stores.
 pub(crate) fn map_bytes_stream<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
+    if let (Ok(s), Ok(d)) = (
+        bytemuck::try_cast_slice::<u8, M::In>(src),
+        bytemuck::try_cast_slice_mut::<u8, M::Out>(dst),
+    ) {
+        if I::map_stream::<M>(s, d) {
+            return;
+        }
+    }
     let (in_size, out_size) = (std::mem::size_of::<M::In>(), std::mem::size_of::<M::Out>());
     let per_block = STREAM_BLOCK / out_size;
     let mut block = [0u64; STREAM_BLOCK / 8];
