@@ -277,7 +277,30 @@ fn transpose_in_n<const N: usize>(
     step: usize,
     (rows, cols): (usize, usize),
 ) {
-    for c in 0..cols {
+    // Four input columns at a time: each tile row then receives four neighbouring
+    // elements per pass, and the four runs are read in lockstep.
+    let mut c = 0;
+    while c + 4 <= cols {
+        let run = |k: usize| {
+            let at = first + (c + k) * step;
+            &src[at..at + rows * N]
+        };
+        let (r0, r1, r2, r3) = (run(0), run(1), run(2), run(3));
+        let rows_out = tile[c * N..].chunks_mut(cols * N);
+        for ((((t, a), b), d), e) in rows_out
+            .zip(r0.chunks_exact(N))
+            .zip(r1.chunks_exact(N))
+            .zip(r2.chunks_exact(N))
+            .zip(r3.chunks_exact(N))
+        {
+            t[..N].copy_from_slice(a);
+            t[N..2 * N].copy_from_slice(b);
+            t[2 * N..3 * N].copy_from_slice(d);
+            t[3 * N..4 * N].copy_from_slice(e);
+        }
+        c += 4;
+    }
+    for c in c..cols {
         let run = &src[first + c * step..first + c * step + rows * N];
         let column = tile[c * N..].chunks_mut(cols * N);
         for (e, t) in run.chunks_exact(N).zip(column) {
