@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use ewise_cpu::baseline::{self, CopyKind};
 use ewise_cpu::{
-    Buffer, CompiledOperator, DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc,
-    Parallelism, TensorDesc,
+    support, Buffer, CompiledOperator, DataType, Device, Extensions, InfinityMode, NanPolicy,
+    OperatorDesc, Parallelism, TensorDesc,
 };
 
 use crate::table::Table;
@@ -83,26 +83,22 @@ impl Layout {
     }
 }
 
-const SIGN_TYPES: [DataType; 12] = [
-    DataType::Float32,
-    DataType::Float16,
-    DataType::Bfloat16,
-    DataType::Float64,
-    DataType::Int8,
-    DataType::Int16,
-    DataType::Int32,
-    DataType::Int64,
-    DataType::Uint8,
-    DataType::Uint16,
-    DataType::Uint32,
-    DataType::Uint64,
-];
-const IS_INFINITY_TYPES: [DataType; 4] = [
-    DataType::Float32,
-    DataType::Float16,
-    DataType::Bfloat16,
-    DataType::Float64,
-];
+/// Every type SIGN takes (the extended support row: DirectML's plus bfloat16 and float64).
+fn sign_types() -> Vec<DataType> {
+    support::SIGN.extended.input_types.to_vec()
+}
+
+/// The IS_INFINITY inputs worth timing: the extended row's floats of 2 bytes and more
+/// (the float8 formats run the same kernels as 1-byte data).
+fn is_infinity_types() -> Vec<DataType> {
+    support::IS_INFINITY
+        .extended
+        .input_types
+        .iter()
+        .copied()
+        .filter(|t| t.size_in_bytes().is_some_and(|s| s >= 2))
+        .collect()
+}
 
 fn parse_size(s: &str) -> Result<u32, String> {
     let t = s.trim();
@@ -164,18 +160,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             format!(
                 "unknown --dtype '{}' (accepted: all, or one of {})",
                 args.dtype,
-                names(&SIGN_TYPES)
+                names(&sign_types())
             )
         })?;
         Ok(all.iter().copied().filter(|&a| a == t).collect())
     };
     let mut cases: Vec<(&'static str, DataType)> = Vec::new();
     if args.op != BenchOp::IsInfinity {
-        cases.extend(types(&SIGN_TYPES)?.into_iter().map(|t| ("sign", t)));
+        cases.extend(types(&sign_types())?.into_iter().map(|t| ("sign", t)));
     }
     if args.op != BenchOp::Sign {
         cases.extend(
-            types(&IS_INFINITY_TYPES)?
+            types(&is_infinity_types())?
                 .into_iter()
                 .map(|t| ("is-infinity", t)),
         );
@@ -184,8 +180,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         bail!(
             "--dtype {} is not benchmarked for the chosen --op (sign: {}; is-infinity: {})",
             args.dtype,
-            names(&SIGN_TYPES),
-            names(&IS_INFINITY_TYPES)
+            names(&sign_types()),
+            names(&is_infinity_types())
         );
     }
     let layouts: &[Layout] = match args.layout {
