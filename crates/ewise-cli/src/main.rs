@@ -5,6 +5,7 @@ mod apply;
 mod cli;
 mod commands;
 mod input;
+mod interrupt;
 mod job;
 mod output;
 mod paths;
@@ -21,6 +22,7 @@ use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    interrupt::install();
     let result = match &cli.command {
         Command::Sign(args) => commands::sign::run(args),
         Command::IsInfinity(args) => commands::is_infinity::run(args),
@@ -35,7 +37,11 @@ fn main() -> ExitCode {
         Err(err) => {
             let message = format!("{err:#}").replace('\n', " ");
             let _ = writeln!(io::stderr(), "ewise: error: {message}");
-            ExitCode::FAILURE
+            if interrupt::requested() {
+                ExitCode::from(interrupt::EXIT_CODE)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

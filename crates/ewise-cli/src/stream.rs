@@ -3,10 +3,11 @@
 
 use std::io::Read;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use ewise_cli::npy::{swap_bytes, ElementType};
 
 use crate::input::NpyInput;
+use crate::interrupt;
 use crate::job::Kernels;
 use crate::output::Output;
 use crate::paths::{at, describe_io};
@@ -41,6 +42,7 @@ pub fn transform(
             .file
             .read_exact(src)
             .map_err(|e| at(&input.path, describe_io("read failed", &e)))?;
+        interrupt::check()?;
         if input.element.needs_swap() {
             swap_bytes(src, in_size);
         }
@@ -70,6 +72,13 @@ pub fn transform_in_place(
     let mut buf = vec![0u8; chunk * size];
     let mut done = 0u64;
     while done < input.count {
+        if interrupt::requested() {
+            bail!(
+                "{}: interrupted (Ctrl-C) after {done} of {} elements; run the same command again to finish (SIGN is idempotent)",
+                input.path.display(),
+                input.count
+            );
+        }
         let n = chunk.min(usize::try_from(input.count - done).unwrap_or(usize::MAX));
         let data = &mut buf[..n * size];
         let offset = input.data_offset + done * size as u64;

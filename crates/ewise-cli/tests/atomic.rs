@@ -187,3 +187,60 @@ fn temporaries_of_interrupted_runs_are_removed_by_the_next_run() {
     );
     assert!(fresh.exists() && running.exists() && other.exists());
 }
+
+#[test]
+fn ctrl_c_stops_at_the_next_chunk_and_leaves_no_file() {
+    let dir = temp_dir();
+    let fifo = path(&dir, "in.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let header = ewise_cli::npy::Header {
+        descr: "<f4".into(),
+        fortran_order: false,
+        shape: vec![2 << 20],
+    }
+    .to_bytes();
+    let dst = path(&dir, "out.npy");
+    let (go_on, wait) = std::sync::mpsc::channel::<()>();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            f.write_all(&header).unwrap();
+            f.write_all(&vec![0x3f; 4 << 20]).unwrap();
+            let _ = wait.recv();
+            let _ = f.write_all(&vec![0x3f; 4 << 20]);
+        })
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_ewise"))
+        .args(["sign", fifo.to_str().unwrap(), dst.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while file_names(dir.path()).len() < 2 && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        file_names(dir.path()).len(),
+        2,
+        "the temporary output appears"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert!(killed.is_ok_and(|s| s.success()), "kill -INT");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    go_on.send(()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted (Ctrl-C)"), "{err}");
+    assert_eq!(
+        file_names(dir.path()),
+        ["in.fifo"],
+        "no output, no temporary file"
+    );
+}
