@@ -20,18 +20,29 @@ fn small_input(dir: &tempfile::TempDir) -> std::path::PathBuf {
     src
 }
 
+/// A named pipe `in.fifo` in `dir`, for inputs that arrive (or stop) while a run reads.
+fn fifo_in(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let fifo = path(dir, "in.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    fifo
+}
+
+/// The header of a little-endian float32 vector of `n` elements.
+fn f32_header(n: u64) -> Vec<u8> {
+    ewise_cli::npy::Header {
+        descr: "<f4".into(),
+        fortran_order: false,
+        shape: vec![n],
+    }
+    .to_bytes()
+}
+
 #[test]
 fn a_run_failing_mid_stream_leaves_no_output_and_keeps_an_old_one() {
     let dir = temp_dir();
-    let fifo = path(&dir, "in.fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status();
-    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
-    let header = ewise_cli::npy::Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![3 << 20],
-    }
-    .to_bytes();
+    let fifo = fifo_in(&dir);
+    let header = f32_header(3 << 20);
     let dst = path(&dir, "out.npy");
     std::fs::write(&dst, b"previous contents").unwrap();
     for existing in [true, false] {
@@ -191,15 +202,8 @@ fn temporaries_of_interrupted_runs_are_removed_by_the_next_run() {
 #[test]
 fn ctrl_c_stops_at_the_next_chunk_and_leaves_no_file() {
     let dir = temp_dir();
-    let fifo = path(&dir, "in.fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status();
-    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
-    let header = ewise_cli::npy::Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![2 << 20],
-    }
-    .to_bytes();
+    let fifo = fifo_in(&dir);
+    let header = f32_header(2 << 20);
     let dst = path(&dir, "out.npy");
     let (go_on, wait) = std::sync::mpsc::channel::<()>();
     let writer = {
