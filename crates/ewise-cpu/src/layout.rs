@@ -8,6 +8,8 @@
 
 use ewise_core::support::MAX_EXTENDED_DIMENSIONS;
 
+use crate::kernels::stream::{self, prefetch_read};
+use crate::kernels::transpose::transpose;
 use crate::kernels::Kernel;
 
 /// Elements per gather/scatter chunk.
@@ -173,7 +175,7 @@ impl Plan {
             if let Source::Separate(input) = src {
                 let across = self.dims[n - 2];
                 for_each_base(&self.dims[..n - 2], |bases| {
-                    run_tiles(kernel, input, dst, (across, inner), bases);
+                    run_tiles(kernel, input, dst, (across, inner), bases, stream);
                 });
                 return;
             }
@@ -210,14 +212,28 @@ fn for_each_base(dims: &[Dim], mut f: impl FnMut((u64, u64))) {
     }
 }
 
-/// Bytes of one tile of a transposed walk: small enough that a tile's input and output
-/// stay in L1.
-const TILE_BYTES: usize = 65536;
+/// Input bytes that one tile of a transposed walk maps, and the most output bytes it
+/// holds: its input, prefetched while the tile before it is mapped, stays in L1 or L2.
+const TILE_BYTES: usize = 32768;
+
+/// Output bytes of each output row that one tile writes: two cache lines, so rows are
+/// written as whole lines.
+const TILE_ROW_BYTES: usize = 128;
+
+/// Input bytes of one contiguous run handed to the kernel.
+const TILE_RUN_BYTES: usize = 512;
+
+/// Output rows in one band of a transposed walk: the band's rows are written left to
+/// right, tile after tile, before the next band starts, so the rows being written stay
+/// few enough for the TLB and the write-combining buffers.
+const TILE_BAND_ROWS: usize = 256;
 
 /// A transposed pair of dimensions: `across` is contiguous in the input, `inner` in the
-/// output. Tiles are gathered reading input rows along `across`, mapped by one kernel
-/// call, and written as contiguous output rows along `inner`. Kept out of line so its
-/// large stack frame costs nothing to calls that do not tile.
+/// output. The walk goes in bands of output rows, and each band in tiles: a tile maps
+/// contiguous input runs along `across` into a buffer (one kernel call per run) and
+/// writes the buffer's transpose into whole lines of the output rows, while the next
+/// tile's input runs are prefetched. Kept out of line so its large stack frame costs
+/// nothing to calls that do not tile.
 #[inline(never)]
 fn run_tiles(
     kernel: &Kernel,
@@ -225,87 +241,62 @@ fn run_tiles(
     dst: &mut [u8],
     (across, inner): (Dim, Dim),
     (in_base, out_base): (u64, u64),
+    stream: bool,
 ) {
     let (is, os) = (kernel.in_size, kernel.out_size);
-    // One output cache line per tile row; as many rows as fit in the tile, so each
-    // column of the input is read as one long contiguous run.
-    let tile_cols = (64 / os).max(1);
-    let tile_rows = TILE_BYTES / (tile_cols * is.max(os));
-    let mut tmp_in = [0u64; TILE_BYTES / 8];
-    let mut tmp_out = [0u64; TILE_BYTES / 8];
-    let tin = bytemuck::cast_slice_mut::<u64, u8>(&mut tmp_in);
-    let tout = bytemuck::cast_slice_mut::<u64, u8>(&mut tmp_out);
+    let tile_cols = TILE_ROW_BYTES / os;
+    let tile_rows = (TILE_RUN_BYTES / is).min(TILE_BYTES / (tile_cols * is));
+    let band = TILE_BAND_ROWS.max(tile_rows) / tile_rows * tile_rows;
+    let mut tmp = [0u64; TILE_BYTES / 8];
+    let tmp = bytemuck::cast_slice_mut::<u64, u8>(&mut tmp);
     let (rows, cols) = (across.size as usize, inner.size as usize);
-    let row_step = inner.in_stride as usize * is;
-    for r0 in (0..rows).step_by(tile_rows) {
-        let tr = tile_rows.min(rows - r0);
-        for c0 in (0..cols).step_by(tile_cols) {
-            let tc = tile_cols.min(cols - c0);
-            let first = (in_base as usize + r0 + c0 * inner.in_stride as usize) * is;
-            transpose_in(&mut tin[..tr * tc * is], src, first, row_step, (tr, tc), is);
-            (kernel.map)(&tin[..tr * tc * is], &mut tout[..tr * tc * os]);
-            for r in 0..tr {
-                let at = (out_base as usize + (r0 + r) * across.out_stride as usize + c0) * os;
-                dst[at..at + tc * os].copy_from_slice(&tout[r * tc * os..(r + 1) * tc * os]);
+    let in_pitch = inner.in_stride as usize * is;
+    let out_pitch = across.out_stride as usize * os;
+    let (in_base, out_base) = (in_base as usize * is, out_base as usize * os);
+    // Tiles as (band start, first row, first column), in walking order.
+    let next = |(b0, r0, c0): (usize, usize, usize)| {
+        if r0 + tile_rows < rows.min(b0 + band) {
+            Some((b0, r0 + tile_rows, c0))
+        } else if c0 + tile_cols < cols {
+            Some((b0, b0, c0 + tile_cols))
+        } else if b0 + band < rows {
+            Some((b0 + band, b0 + band, 0))
+        } else {
+            None
+        }
+    };
+    let run = |r0: usize, c: usize, len: usize| {
+        let at = in_base + r0 * is + c * in_pitch;
+        &src[at..at + len * is]
+    };
+    let mut tile = Some((0, 0, 0));
+    while let Some(here) = tile {
+        let (_, r0, c0) = here;
+        tile = next(here);
+        let (tr, tc) = (tile_rows.min(rows - r0), tile_cols.min(cols - c0));
+        let run_out = tr * os;
+        for c in 0..tc {
+            if let Some((_, nr0, nc0)) = tile {
+                if c < tile_cols.min(cols - nc0) {
+                    prefetch_read(run(nr0, nc0 + c, tile_rows.min(rows - nr0)));
+                }
             }
+            (kernel.map)(
+                run(r0, c0 + c, tr),
+                &mut tmp[c * run_out..(c + 1) * run_out],
+            );
         }
+        let at = out_base + r0 * out_pitch + c0 * os;
+        transpose(
+            os,
+            (&tmp[..tc * run_out], run_out),
+            (&mut dst[at..], out_pitch),
+            (tc, tr),
+            stream,
+        );
     }
-}
-
-/// Fills `tile` (`rows` x `cols`, row-major) from `cols` input runs of `rows` contiguous
-/// elements, the first at byte `first`, each `step` bytes after the previous.
-fn transpose_in(
-    tile: &mut [u8],
-    src: &[u8],
-    first: usize,
-    step: usize,
-    shape: (usize, usize),
-    size: usize,
-) {
-    match size {
-        1 => transpose_in_n::<1>(tile, src, first, step, shape),
-        2 => transpose_in_n::<2>(tile, src, first, step, shape),
-        4 => transpose_in_n::<4>(tile, src, first, step, shape),
-        _ => transpose_in_n::<8>(tile, src, first, step, shape),
-    }
-}
-
-fn transpose_in_n<const N: usize>(
-    tile: &mut [u8],
-    src: &[u8],
-    first: usize,
-    step: usize,
-    (rows, cols): (usize, usize),
-) {
-    // Four input columns at a time: each tile row then receives four neighbouring
-    // elements per pass, and the four runs are read in lockstep.
-    let mut c = 0;
-    while c + 4 <= cols {
-        let run = |k: usize| {
-            let at = first + (c + k) * step;
-            &src[at..at + rows * N]
-        };
-        let (r0, r1, r2, r3) = (run(0), run(1), run(2), run(3));
-        let rows_out = tile[c * N..].chunks_mut(cols * N);
-        for ((((t, a), b), d), e) in rows_out
-            .zip(r0.chunks_exact(N))
-            .zip(r1.chunks_exact(N))
-            .zip(r2.chunks_exact(N))
-            .zip(r3.chunks_exact(N))
-        {
-            t[..N].copy_from_slice(a);
-            t[N..2 * N].copy_from_slice(b);
-            t[2 * N..3 * N].copy_from_slice(d);
-            t[3 * N..4 * N].copy_from_slice(e);
-        }
-        c += 4;
-    }
-    for c in c..cols {
-        let run = &src[first + c * step..first + c * step + rows * N];
-        let column = tile[c * N..].chunks_mut(cols * N);
-        for (e, t) in run.chunks_exact(N).zip(column) {
-            t[..N].copy_from_slice(e);
-        }
+    if stream {
+        stream::fence();
     }
 }
 

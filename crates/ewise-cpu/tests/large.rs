@@ -92,3 +92,65 @@ fn strided_threaded() {
         NanPolicy::Zero,
     );
 }
+
+/// Transposed 2-D inputs of every element size, through the tiled path: shapes whose
+/// sides are not multiples of the tiles or register blocks, padded outputs, one and two
+/// threads, and outputs large enough for streaming stores.
+#[test]
+fn transposed_every_type() {
+    let shapes = [
+        (37u32, 300u32, 0u32),
+        (300, 37, 5),
+        (257, 130, 16),
+        (64, 64, 0),
+    ];
+    let sign_types = [
+        DataType::Float64,
+        DataType::Float32,
+        DataType::Float16,
+        DataType::Bfloat16,
+        DataType::Int8,
+        DataType::Uint16,
+        DataType::Int32,
+        DataType::Uint64,
+    ];
+    for (rows, cols, pad) in shapes {
+        for t in sign_types {
+            let input = TensorDesc::strided(t, &[rows, cols], &[1, rows]);
+            let output = TensorDesc::strided(t, &[rows, cols], &[cols + pad, 1]);
+            check(&OperatorDesc::sign(input, output), 1, NanPolicy::Propagate);
+        }
+        for t in [
+            DataType::Float64,
+            DataType::Float32,
+            DataType::Float16,
+            DataType::Bfloat16,
+        ] {
+            let input = TensorDesc::strided(t, &[rows, cols], &[1, rows]);
+            let output = TensorDesc::strided(DataType::Uint8, &[rows, cols], &[cols + pad, 1]);
+            check(
+                &OperatorDesc::is_infinity(input, output, InfinityMode::Either),
+                1,
+                NanPolicy::Zero,
+            );
+        }
+    }
+    let (rows, cols) = (1030u32, 2100u32);
+    assert!(u64::from(rows * cols) * 4 > STREAM_THRESHOLD_BYTES);
+    let input = TensorDesc::strided(DataType::Float32, &[rows, cols], &[1, rows]);
+    let output = TensorDesc::new(DataType::Float32, &[rows, cols]);
+    for threads in [1, 2] {
+        check(
+            &OperatorDesc::sign(input.clone(), output.clone()),
+            threads,
+            NanPolicy::Zero,
+        );
+    }
+    let input = TensorDesc::strided(DataType::Float64, &[rows * 4, cols], &[1, rows * 4]);
+    let output = TensorDesc::new(DataType::Uint8, &[rows * 4, cols]);
+    check(
+        &OperatorDesc::is_infinity(input, output, InfinityMode::Positive),
+        2,
+        NanPolicy::Zero,
+    );
+}

@@ -9,6 +9,7 @@ pub(crate) mod isa;
 mod ops;
 mod slice;
 pub(crate) mod stream;
+pub(crate) mod transpose;
 
 use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc};
 
