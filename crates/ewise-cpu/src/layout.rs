@@ -328,7 +328,28 @@ fn run_row(
         }
         return;
     }
+    if let (0, 1, Source::Separate(input)) = (row.in_stride, row.out_stride, src) {
+        let out = &mut dst[out_at..out_at + len * os];
+        fill_broadcast(kernel, &input[in_at..in_at + is], out);
+        return;
+    }
     run_strided(kernel, src, dst, row, (in_at, out_at));
+}
+
+/// A contiguous output row whose input is one element repeated (stride 0): the
+/// element is mapped once and its result copied along the row in doubling blocks.
+fn fill_broadcast(kernel: &Kernel, element: &[u8], out: &mut [u8]) {
+    let os = kernel.out_size;
+    let mut one = [0u64; 1];
+    let one = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut one)[..os];
+    (kernel.map)(element, one);
+    out[..os].copy_from_slice(one);
+    let mut filled = os;
+    while filled < out.len() {
+        let n = filled.min(out.len() - filled);
+        out.copy_within(..n, filled);
+        filled += n;
+    }
 }
 
 /// A row where either tensor is not contiguous: gathered into aligned chunks, mapped,
