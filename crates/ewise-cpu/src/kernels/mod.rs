@@ -5,6 +5,8 @@
 //! policy or mode), so the hot loop holds no run-time choices.
 
 mod formats;
+#[cfg(target_arch = "x86_64")]
+mod is_infinity_avx2;
 pub(crate) mod isa;
 mod ops;
 mod slice;
@@ -133,7 +135,8 @@ pub(crate) fn is_infinity_on(
 ) -> Option<Kernel> {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx2 => is_infinity_for::<isa::Avx2>(data_type, mode),
+        InstructionSet::Avx2 => is_infinity_avx2::kernel(data_type, mode)
+            .or_else(|| is_infinity_for::<isa::Avx2>(data_type, mode)),
         _ => is_infinity_for::<Portable>(data_type, mode),
     }
 }
