@@ -80,18 +80,28 @@ pub(crate) const EITHER: u32 = 0;
 pub(crate) const POSITIVE: u32 = 1;
 pub(crate) const NEGATIVE: u32 = 2;
 
+impl<F: FloatFormat, const MODE: u32> IsInfinity<F, MODE> {
+    /// The test as one masked comparison, `(mask, value)`: `x` is a detected infinity
+    /// exactly when `x & mask == value`.
+    #[inline(always)]
+    pub(crate) fn test() -> (F::Bits, F::Bits) {
+        let every_bit = F::MAGNITUDE.or(F::SIGN);
+        match MODE {
+            POSITIVE => (every_bit, F::INFINITY),
+            NEGATIVE => (every_bit, F::INFINITY.or(F::SIGN)),
+            _ => (F::MAGNITUDE, F::INFINITY),
+        }
+    }
+}
+
 impl<F: FloatFormat, const MODE: u32> Map for IsInfinity<F, MODE> {
     type In = F::Bits;
     type Out = u8;
 
     #[inline(always)]
     fn apply(x: F::Bits) -> u8 {
-        let hit = match MODE {
-            POSITIVE => x == F::INFINITY,
-            NEGATIVE => x == F::INFINITY.or(F::SIGN),
-            _ => x.and(F::MAGNITUDE) == F::INFINITY,
-        };
-        hit as u8
+        let (mask, value) = Self::test();
+        (x.and(mask) == value) as u8
     }
 }
 

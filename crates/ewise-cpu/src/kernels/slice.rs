@@ -36,12 +36,22 @@ pub(crate) fn map_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [M::In]) {
 
 /// [`map`] over byte slices holding `n` input and `n` output elements.
 pub(crate) fn map_bytes<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
+    map_bytes_with::<M>(src, dst, I::map::<M>);
+}
+
+/// [`map_bytes`] with `map` as the slice loop: `map` applies `M` to each element of its
+/// first slice, writing the second (same length).
+pub(crate) fn map_bytes_with<M: Map>(
+    src: &[u8],
+    dst: &mut [u8],
+    map: impl Fn(&[M::In], &mut [M::Out]),
+) {
     match (
         bytemuck::try_cast_slice::<u8, M::In>(src),
         bytemuck::try_cast_slice_mut::<u8, M::Out>(dst),
     ) {
-        (Ok(s), Ok(d)) => I::map::<M>(s, d),
-        _ => bounce::<M, I>(src, dst),
+        (Ok(s), Ok(d)) => map(s, d),
+        _ => bounce::<M>(src, dst, map),
     }
 }
 
@@ -65,11 +75,24 @@ pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mu
 
 /// [`map_bytes`] with streaming stores.
 pub(crate) fn map_bytes_stream<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
+    map_bytes_stream_with::<M>(src, dst, I::map::<M>, I::map_stream::<M>);
+}
+
+/// [`map_bytes_stream`] with `map` as the slice loop and `map_stream` as its streaming
+/// form, which like [`Isa::map_stream`] returns `false`, having done nothing, where it
+/// has no loop of its own; element-misaligned slices and that case stream in blocks
+/// computed by `map`.
+pub(crate) fn map_bytes_stream_with<M: Map>(
+    src: &[u8],
+    dst: &mut [u8],
+    map: impl Fn(&[M::In], &mut [M::Out]) + Copy,
+    map_stream: impl Fn(&[M::In], &mut [M::Out]) -> bool,
+) {
     if let (Ok(s), Ok(d)) = (
         bytemuck::try_cast_slice::<u8, M::In>(src),
         bytemuck::try_cast_slice_mut::<u8, M::Out>(dst),
     ) {
-        if I::map_stream::<M>(s, d) {
+        if map_stream(s, d) {
             return;
         }
     }
@@ -82,7 +105,7 @@ pub(crate) fn map_bytes_stream<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
         .zip(dst.chunks_mut(per_block * out_size))
     {
         let b = &mut block[..d.len()];
-        map_bytes::<M, I>(s, b);
+        map_bytes_with::<M>(s, b, map);
         stream::copy(d, b);
     }
     stream::fence();
@@ -102,7 +125,7 @@ pub(crate) fn map_bytes_in_place_stream<M: Map<Out = <M as Map>::In>, I: Isa>(da
     stream::fence();
 }
 
-fn bounce<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
+fn bounce<M: Map>(src: &[u8], dst: &mut [u8], map: impl Fn(&[M::In], &mut [M::Out])) {
     let in_size = std::mem::size_of::<M::In>();
     let out_size = std::mem::size_of::<M::Out>();
     let mut tmp_in = [M::In::zeroed(); CHUNK];
@@ -113,7 +136,7 @@ fn bounce<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
     {
         let n = s.len() / in_size;
         bytemuck::cast_slice_mut::<M::In, u8>(&mut tmp_in[..n]).copy_from_slice(s);
-        I::map::<M>(&tmp_in[..n], &mut tmp_out[..n]);
+        map(&tmp_in[..n], &mut tmp_out[..n]);
         d.copy_from_slice(bytemuck::cast_slice::<M::Out, u8>(&tmp_out[..n]));
     }
 }
