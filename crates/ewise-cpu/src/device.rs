@@ -472,7 +472,7 @@ impl CompiledOperator {
             0 => DEFAULT_BINDING_ALIGNMENT,
             a => u64::from(a),
         };
-        if b.offset % alignment != 0 {
+        if !b.offset.is_multiple_of(alignment) {
             return Err(Error::BindingOffsetAlignment {
                 operator,
                 tensor,

@@ -168,7 +168,7 @@ fn desc_of(case: &Case) -> OperatorDesc {
             TensorDesc::strided(input_type, &case.sizes, &out_strides),
         )
     } else {
-        let out_type = if case.seed % 2 == 0 {
+        let out_type = if case.seed.is_multiple_of(2) {
             DataType::Uint8
         } else {
             DataType::Bool

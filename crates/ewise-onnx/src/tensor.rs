@@ -128,7 +128,7 @@ impl Tensor {
     /// data length is inconsistent.
     pub fn values<T: Scalar>(&self) -> Option<Vec<T>> {
         let size = std::mem::size_of::<T>();
-        if T::DATA_TYPE != self.data_type || self.data.len() % size != 0 {
+        if T::DATA_TYPE != self.data_type || !self.data.len().is_multiple_of(size) {
             return None;
         }
         Some(self.data.chunks_exact(size).map(T::get).collect())

@@ -216,7 +216,7 @@ fn names(types: &[DataType]) -> String {
 /// Rows x columns of the 2-D array whose transpose is read: as square as `n` allows.
 fn transposed_shape(n: u32) -> (u32, u32) {
     let mut rows = (f64::from(n).sqrt() as u32).max(1);
-    while n % rows != 0 {
+    while !n.is_multiple_of(rows) {
         rows -= 1;
     }
     (rows, n / rows)
