@@ -137,9 +137,9 @@ impl Matrices<'_, '_> {
 #[allow(unsafe_code)]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_loadl_epi64, _mm_loadu_si128, _mm_storeu_si128, _mm_stream_si128,
-        _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi16,
-        _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
+        __m128i, _mm_loadl_epi64, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
+        _mm_stream_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
+        _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
     };
 
     /// One register block of `16 / ROWS`-byte elements.
@@ -149,7 +149,7 @@ mod sse2 {
         /// Source columns read: destination rows written.
         const COLS: usize;
         /// The transposed rows, in destination order.
-        type Rows: AsRef<[__m128i]>;
+        type Rows: AsRef<[__m128i]> + Copy;
         /// Reads `ROWS` rows of `16 * COLS / ROWS` bytes at `src + k * sp` and returns
         /// the `COLS` transposed rows of 16 bytes. The caller guarantees the rows are
         /// readable.
@@ -181,17 +181,58 @@ mod sse2 {
         }};
     }
 
+    // The helpers below fill arrays with loops of constant bounds rather than
+    // `std::array::from_fn`, whose closures the compiler may leave out of line: a call
+    // per block, with the registers passed through memory, halved the speed of bytes.
+
     /// `v` reordered so that destination row `bit_reverse(m)` held in register `m`
     /// lands at index `bit_reverse(m)`.
     #[inline(always)]
     fn in_row_order<const K: usize>(v: [__m128i; K]) -> [__m128i; K] {
         let bits = K.trailing_zeros();
-        std::array::from_fn(|row| v[row.reverse_bits() >> (usize::BITS - bits)])
+        let mut out = v;
+        for (m, x) in v.into_iter().enumerate() {
+            out[m.reverse_bits() >> (usize::BITS - bits)] = x;
+        }
+        out
     }
 
+    /// `K` rows of 16 bytes at `src + k * sp`.
     #[inline(always)]
     unsafe fn rows<const K: usize>(src: *const u8, sp: usize) -> [__m128i; K] {
-        std::array::from_fn(|k| _mm_loadu_si128(src.add(k * sp).cast()))
+        let mut r = [_mm_setzero_si128(); K];
+        for (k, x) in r.iter_mut().enumerate() {
+            *x = _mm_loadu_si128(src.add(k * sp).cast());
+        }
+        r
+    }
+
+    /// An 8 x 8 byte block from 8 rows of 8 bytes at `src + k * sp`: destination rows
+    /// `2m` and `2m + 1` as the low and high halves of register `m`.
+    #[inline(always)]
+    unsafe fn bytes_8x8(src: *const u8, sp: usize) -> [__m128i; 4] {
+        let mut r = [_mm_setzero_si128(); 8];
+        for (k, x) in r.iter_mut().enumerate() {
+            *x = _mm_loadl_epi64(src.add(k * sp).cast());
+        }
+        let mut p = [_mm_setzero_si128(); 4];
+        for (k, x) in p.iter_mut().enumerate() {
+            *x = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+        }
+        let (q0, q1) = (
+            _mm_unpacklo_epi16(p[0], p[1]),
+            _mm_unpackhi_epi16(p[0], p[1]),
+        );
+        let (q2, q3) = (
+            _mm_unpacklo_epi16(p[2], p[3]),
+            _mm_unpackhi_epi16(p[2], p[3]),
+        );
+        [
+            _mm_unpacklo_epi32(q0, q2),
+            _mm_unpackhi_epi32(q0, q2),
+            _mm_unpacklo_epi32(q1, q3),
+            _mm_unpackhi_epi32(q1, q3),
+        ]
     }
 
     impl Block for Bytes {
@@ -200,35 +241,13 @@ mod sse2 {
         type Rows = [__m128i; 8];
         #[inline(always)]
         unsafe fn load(src: *const u8, sp: usize) -> [__m128i; 8] {
-            let half = |first: usize| {
-                let r: [__m128i; 8] =
-                    std::array::from_fn(|k| _mm_loadl_epi64(src.add((first + k) * sp).cast()));
-                let p: [__m128i; 4] =
-                    std::array::from_fn(|k| _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]));
-                let (q0, q1) = (
-                    _mm_unpacklo_epi16(p[0], p[1]),
-                    _mm_unpackhi_epi16(p[0], p[1]),
-                );
-                let (q2, q3) = (
-                    _mm_unpacklo_epi16(p[2], p[3]),
-                    _mm_unpackhi_epi16(p[2], p[3]),
-                );
-                // Destination rows (2m, 2m + 1) as the low and high halves of t[m].
-                [
-                    _mm_unpacklo_epi32(q0, q2),
-                    _mm_unpackhi_epi32(q0, q2),
-                    _mm_unpacklo_epi32(q1, q3),
-                    _mm_unpackhi_epi32(q1, q3),
-                ]
-            };
-            let (a, b) = (half(0), half(8));
-            std::array::from_fn(|row| {
-                if row % 2 == 0 {
-                    _mm_unpacklo_epi64(a[row / 2], b[row / 2])
-                } else {
-                    _mm_unpackhi_epi64(a[row / 2], b[row / 2])
-                }
-            })
+            let (a, b) = (bytes_8x8(src, sp), bytes_8x8(src.add(8 * sp), sp));
+            let mut out = [_mm_setzero_si128(); 8];
+            for m in 0..4 {
+                out[2 * m] = _mm_unpacklo_epi64(a[m], b[m]);
+                out[2 * m + 1] = _mm_unpackhi_epi64(a[m], b[m]);
+            }
+            out
         }
     }
 
@@ -280,8 +299,11 @@ mod sse2 {
         (i, j): (usize, usize),
     ) {
         let n = 16 / B::ROWS;
-        let blocks: [B::Rows; Q] =
-            std::array::from_fn(|q| B::load(src.add((i + q * B::ROWS) * sp + j * n), sp));
+        let first = B::load(src.add(i * sp + j * n), sp);
+        let mut blocks = [first; Q];
+        for (q, block) in blocks.iter_mut().enumerate().skip(1) {
+            *block = B::load(src.add((i + q * B::ROWS) * sp + j * n), sp);
+        }
         for k in 0..B::COLS {
             let row = dst.add((j + k) * dp + i * n);
             for (q, block) in blocks.iter().enumerate() {
