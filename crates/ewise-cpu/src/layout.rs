@@ -221,7 +221,7 @@ const TILE_BYTES: usize = 32768;
 const TILE_ROW_BYTES: usize = 128;
 
 /// Input bytes of one contiguous run handed to the kernel.
-const TILE_RUN_BYTES: usize = 512;
+const TILE_RUN_BYTES: usize = 256;
 
 /// Output rows in one band of a transposed walk: the band's rows are written left to
 /// right, tile after tile, before the next band starts, so the rows being written stay
