@@ -5,25 +5,32 @@ use bytemuck::Pod;
 /// An unsigned integer word holding one element's bits.
 pub(crate) trait Word: Pod + Eq + Ord + Send + Sync + 'static {
     const ZERO: Self;
+    /// The integer 1.
+    const UNIT: Self;
     fn and(self, other: Self) -> Self;
     fn or(self, other: Self) -> Self;
-    fn wrapping_dec(self) -> Self;
+    fn wrapping_sub(self, other: Self) -> Self;
+    /// Whether the top bit (a float's sign bit) is set.
+    fn top_bit(self) -> bool;
 }
 
 macro_rules! word {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $s:ty),*) => {$(
         impl Word for $t {
             const ZERO: Self = 0;
+            const UNIT: Self = 1;
             #[inline(always)]
             fn and(self, other: Self) -> Self { self & other }
             #[inline(always)]
             fn or(self, other: Self) -> Self { self | other }
             #[inline(always)]
-            fn wrapping_dec(self) -> Self { self.wrapping_sub(1) }
+            fn wrapping_sub(self, other: Self) -> Self { <$t>::wrapping_sub(self, other) }
+            #[inline(always)]
+            fn top_bit(self) -> bool { (self as $s) < 0 }
         }
     )*};
 }
-word!(u8, u16, u32, u64);
+word!(u8 => i8, u16 => i16, u32 => i32, u64 => i64);
 
 /// The layout of an IEEE-like binary floating-point format.
 pub(crate) trait FloatFormat: Send + Sync + 'static {

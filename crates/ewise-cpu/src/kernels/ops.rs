@@ -26,17 +26,22 @@ impl<F: FloatFormat, const PROPAGATE: bool> Map for SignFloat<F, PROPAGATE> {
 
     #[inline(always)]
     fn apply(x: F::Bits) -> F::Bits {
+        // Every choice below tests a top bit, which AVX2's blends read directly.
+        // `magnitude - 1` has its top bit set exactly for ±0 (the magnitude has none),
+        // and `INFINITY - magnitude` exactly for NaN magnitudes, which exceed INFINITY.
         let magnitude = x.and(F::MAGNITUDE);
-        // magnitude - 1 < INFINITY exactly for magnitudes 1..=INFINITY: zero wraps to the
-        // maximum and NaN magnitudes exceed INFINITY.
-        let signed_one = F::ONE.or(x.and(F::SIGN));
-        let ordinary = if magnitude.wrapping_dec() < F::INFINITY {
-            signed_one
-        } else {
+        let one = if x.top_bit() { F::ONE.or(F::SIGN) } else { F::ONE };
+        let ordinary = if magnitude.wrapping_sub(F::Bits::UNIT).top_bit() {
             F::Bits::ZERO
+        } else {
+            one
         };
-        if PROPAGATE && magnitude > F::INFINITY {
-            x
+        if F::INFINITY.wrapping_sub(magnitude).top_bit() {
+            if PROPAGATE {
+                x
+            } else {
+                F::Bits::ZERO
+            }
         } else {
             ordinary
         }
