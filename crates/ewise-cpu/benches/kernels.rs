@@ -1,6 +1,7 @@
 //! Criterion benches: each operator and data type beside memory copies of the same bytes,
 //! in cache (64 Ki elements, one thread) and out of cache (16 Mi elements, all threads),
-//! plus the per-call cost of a tiny execute. `ewise bench` reports the same comparisons
+//! the transpose of a 4096 x 4096 array as input, plus the per-call cost of a tiny
+//! execute. `ewise bench` reports the same comparisons
 //! as ratios; these give criterion's statistics.
 
 use std::hint::black_box;
@@ -85,6 +86,38 @@ fn cases(c: &mut Criterion) {
     }
 }
 
+fn transposed(c: &mut Criterion) {
+    let threads = Parallelism::Auto.resolve();
+    let mut group = c.benchmark_group(format!("transposed-4096x4096-{threads}-threads"));
+    group.sample_size(10);
+    let n = 4096u32;
+    for (name, out_type, t) in [
+        ("sign", DataType::Float32, DataType::Float32),
+        ("sign", DataType::Int8, DataType::Int8),
+        ("is-infinity", DataType::Uint8, DataType::Float32),
+    ] {
+        let input = TensorDesc::strided(t, &[n, n], &[1, n]);
+        let output = TensorDesc::new(out_type, &[n, n]);
+        let desc = if name == "sign" {
+            OperatorDesc::sign(input, output)
+        } else {
+            OperatorDesc::is_infinity(input, output, InfinityMode::Either)
+        };
+        let (in_bytes, out_bytes) = (
+            desc.input().total_tensor_size_in_bytes,
+            desc.output().total_tensor_size_in_bytes,
+        );
+        let op = compile(&desc, threads);
+        let src = Buffer::zeroed(in_bytes as usize);
+        let mut dst = Buffer::zeroed(out_bytes as usize);
+        group.throughput(Throughput::Bytes(in_bytes + out_bytes));
+        group.bench_function(BenchmarkId::new("op", format!("{name}-{t}")), |b| {
+            b.iter(|| op.execute_slices(&src, &mut dst).expect("slices fit"))
+        });
+    }
+    group.finish();
+}
+
 fn tiny(c: &mut Criterion) {
     let mut group = c.benchmark_group("per-call");
     for n in [1u32, 4096] {
@@ -108,5 +141,5 @@ fn tiny(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cases, tiny);
+criterion_group!(benches, cases, transposed, tiny);
 criterion_main!(benches);
