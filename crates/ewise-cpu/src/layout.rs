@@ -8,7 +8,7 @@
 
 use ewise_core::support::MAX_EXTENDED_DIMENSIONS;
 
-use crate::kernels::stream::{self, prefetch_read};
+use crate::kernels::stream::{self, prefetch_l2};
 use crate::kernels::transpose::transpose;
 use crate::kernels::Kernel;
 
@@ -213,7 +213,7 @@ fn for_each_base(dims: &[Dim], mut f: impl FnMut((u64, u64))) {
 }
 
 /// Input bytes that one tile of a transposed walk maps, and the most output bytes it
-/// holds: its input, prefetched while the tile before it is mapped, stays in L1 or L2.
+/// holds: the tile buffer stays in L1 or L2.
 const TILE_BYTES: usize = 32768;
 
 /// Output bytes of each output row that one tile writes: two cache lines, so rows are
@@ -221,19 +221,23 @@ const TILE_BYTES: usize = 32768;
 const TILE_ROW_BYTES: usize = 128;
 
 /// Input bytes of one contiguous run handed to the kernel.
-const TILE_RUN_BYTES: usize = 256;
+const TILE_RUN_BYTES: usize = 1024;
 
 /// Output rows in one band of a transposed walk: the band's rows are written left to
 /// right, tile after tile, before the next band starts, so the rows being written stay
 /// few enough for the TLB and the write-combining buffers.
 const TILE_BAND_ROWS: usize = 256;
 
+/// Output rows written between two batches of prefetches for the next tile.
+const TILE_PIECE_ROWS: usize = 32;
+
 /// A transposed pair of dimensions: `across` is contiguous in the input, `inner` in the
 /// output. The walk goes in bands of output rows, and each band in tiles: a tile maps
 /// contiguous input runs along `across` into a buffer (one kernel call per run) and
-/// writes the buffer's transpose into whole lines of the output rows, while the next
-/// tile's input runs are prefetched. Kept out of line so its large stack frame costs
-/// nothing to calls that do not tile.
+/// writes the buffer's transpose into whole lines of the output rows, a piece of rows at
+/// a time. Between pieces, a share of the next tile's input lines is prefetched into
+/// L2, so that reading the next tile overlaps writing this one. Kept out of line so its
+/// large stack frame costs nothing to calls that do not tile.
 #[inline(never)]
 fn run_tiles(
     kernel: &Kernel,
@@ -265,6 +269,8 @@ fn run_tiles(
             None
         }
     };
+    let size =
+        |(_, r0, c0): (usize, usize, usize)| (tile_rows.min(rows - r0), tile_cols.min(cols - c0));
     let run = |r0: usize, c: usize, len: usize| {
         let at = in_base + r0 * is + c * in_pitch;
         &src[at..at + len * is]
@@ -273,27 +279,39 @@ fn run_tiles(
     while let Some(here) = tile {
         let (_, r0, c0) = here;
         tile = next(here);
-        let (tr, tc) = (tile_rows.min(rows - r0), tile_cols.min(cols - c0));
+        let (tr, tc) = size(here);
         let run_out = tr * os;
         for c in 0..tc {
-            if let Some((_, nr0, nc0)) = tile {
-                if c < tile_cols.min(cols - nc0) {
-                    prefetch_read(run(nr0, nc0 + c, tile_rows.min(rows - nr0)));
-                }
-            }
             (kernel.map)(
                 run(r0, c0 + c, tr),
                 &mut tmp[c * run_out..(c + 1) * run_out],
             );
         }
+        let ahead = tile.map(|t| (t, size(t)));
+        let run_lines = ahead.map_or(0, |(_, (ntr, _))| (ntr * is).div_ceil(64));
+        let lines = ahead.map_or(0, |(_, (_, ntc))| ntc * run_lines);
+        let pieces = tr.div_ceil(TILE_PIECE_ROWS);
         let at = out_base + r0 * out_pitch + c0 * os;
-        transpose(
-            os,
-            (&tmp[..tc * run_out], run_out),
-            (&mut dst[at..], out_pitch),
-            (tc, tr),
-            stream,
-        );
+        for p in 0..pieces {
+            if let Some(((_, nr0, nc0), (ntr, _))) = ahead {
+                let (mut k, end) = (lines * p / pieces, lines * (p + 1) / pieces);
+                while k < end {
+                    let (c, first) = (k / run_lines, k % run_lines);
+                    let n = (run_lines - first).min(end - k);
+                    let r = run(nr0, nc0 + c, ntr);
+                    prefetch_l2(&r[first * 64..((first + n) * 64).min(r.len())]);
+                    k += n;
+                }
+            }
+            let (a, b) = (p * TILE_PIECE_ROWS, ((p + 1) * TILE_PIECE_ROWS).min(tr));
+            transpose(
+                os,
+                (&tmp[a * os..tc * run_out], run_out),
+                (&mut dst[at + a * out_pitch..], out_pitch),
+                (tc, b - a),
+                stream,
+            );
+        }
     }
     if stream {
         stream::fence();

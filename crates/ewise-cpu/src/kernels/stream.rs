@@ -48,19 +48,21 @@ pub(crate) fn fence() {
     }
 }
 
-/// Asks for the cache lines of `data` to be brought into the cache ahead of reads
-/// (`prefetcht0` on x86-64; nothing elsewhere). A hint only: it never faults and never
-/// changes memory.
+/// Asks for the cache lines of `data` to be brought into the second-level cache ahead
+/// of reads (`prefetcht1` on x86-64; nothing elsewhere). A hint only: it never faults
+/// and never changes memory. Lines that will be read soon but not at once go to L2
+/// rather than L1: rows whose pitch is a multiple of 4 KiB share a few L1 sets, and
+/// prefetching many of them into L1 evicts them again before they are read.
 #[inline(always)]
-pub(crate) fn prefetch_read(data: &[u8]) {
+pub(crate) fn prefetch_l2(data: &[u8]) {
     #[cfg(target_arch = "x86_64")]
     for line in data.chunks(64) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
         #[allow(unsafe_code)]
         // SAFETY: a prefetch is a hint with no architectural effect; the address is
         // inside `data`.
         unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast());
+            _mm_prefetch::<_MM_HINT_T1>(line.as_ptr().cast());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
