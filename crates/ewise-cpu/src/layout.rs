@@ -9,7 +9,6 @@
 use ewise_core::support::MAX_EXTENDED_DIMENSIONS;
 
 use crate::kernels::stream::{self, prefetch_l2};
-use crate::kernels::transpose::transpose;
 use crate::kernels::Kernel;
 
 /// Elements per gather/scatter chunk.
@@ -304,7 +303,7 @@ fn run_tiles(
                 }
             }
             let (a, b) = (p * TILE_PIECE_ROWS, ((p + 1) * TILE_PIECE_ROWS).min(tr));
-            transpose(
+            (kernel.transpose)(
                 os,
                 (&tmp[a * os..tc * run_out], run_out),
                 (&mut dst[at + a * out_pitch..], out_pitch),

@@ -18,6 +18,7 @@ use std::arch::x86_64::{
 use ewise_core::{DataType, InfinityMode};
 
 use super::formats::{FloatFormat, BF16, F16, F32, F64};
+use super::isa::{Avx2, Isa};
 use super::ops::{self, IsInfinity};
 use super::{slice, Kernel};
 
@@ -52,6 +53,7 @@ fn for_mode<F: Block, const MODE: u32>() -> Kernel {
         map_stream: map_bytes_stream::<F, MODE>,
         map_in_place: None,
         map_in_place_stream: None,
+        transpose: <Avx2 as Isa>::transpose,
     }
 }
 

@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use super::ops::Map;
 use super::slice;
+use super::transpose;
 
 /// Setting this environment variable to anything but `0` or the empty string forces the
 /// portable kernels (for tests and comparisons); it is read once, at the first compile.
@@ -19,6 +20,17 @@ pub(crate) trait Isa: Send + Sync + 'static {
     /// otherwise, and the caller streams in blocks instead.
     fn map_stream<M: Map>(_src: &[M::In], _dst: &mut [M::Out]) -> bool {
         false
+    }
+
+    /// [`transpose::transpose`] with this instruction set's register blocks.
+    fn transpose(
+        size: usize,
+        src: (&[u8], usize),
+        dst: (&mut [u8], usize),
+        shape: (usize, usize),
+        stream: bool,
+    ) {
+        transpose::transpose(size, src, dst, shape, stream);
     }
 }
 
@@ -112,6 +124,17 @@ impl Isa for Avx2 {
     fn map_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [M::In]) {
         // SAFETY: as above, AVX2 was detected before this ISA was selected.
         unsafe { map_in_place_avx2::<M>(data) }
+    }
+
+    fn transpose(
+        size: usize,
+        src: (&[u8], usize),
+        dst: (&mut [u8], usize),
+        shape: (usize, usize),
+        stream: bool,
+    ) {
+        // SAFETY: as above, AVX2 was detected before this ISA was selected.
+        unsafe { transpose::transpose_avx2(size, src, dst, shape, stream) }
     }
 }
 

@@ -34,6 +34,8 @@ pub(crate) struct Kernel {
     pub map_in_place: Option<fn(&mut [u8])>,
     /// [`Kernel::map_in_place`] with streaming stores.
     pub map_in_place_stream: Option<fn(&mut [u8])>,
+    /// Transposes matrices of output elements, with the kernel's instruction set.
+    pub transpose: transpose::Transpose,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -54,6 +56,7 @@ fn plain<M: Map, I: Isa>() -> Kernel {
         map_stream: slice::map_bytes_stream::<M, I>,
         map_in_place: None,
         map_in_place_stream: None,
+        transpose: I::transpose,
     }
 }
 

@@ -2,23 +2,61 @@
 //!
 //! The layout walker maps contiguous input runs into a cache-resident tile and then
 //! writes the tile's transpose to the output with [`transpose`]. On x86-64 the work is
-//! done in square blocks of 16-byte rows transposed in registers with SSE2 unpack
-//! instructions (part of the x86-64 baseline, so every instruction set uses them); four
-//! neighbouring blocks make one 64-byte line of each destination row, and every line is
-//! written at once from registers, with streaming stores if asked. Elsewhere, and on the
-//! fringes that do not fill a block, elements are copied one by one.
+//! done in square blocks of 16-byte rows transposed in registers with unpack
+//! instructions: SSE2 (part of the x86-64 baseline) everywhere, and with AVX2, two blocks
+//! at once, one in each 128-bit lane. Neighbouring blocks make one 64-byte line of each
+//! destination row, and every line is written at once from registers, with streaming
+//! stores if asked. Elsewhere, and on the fringes that do not fill a block, elements are
+//! copied one by one.
+
+use std::ops::Range;
+
+/// The signature of [`transpose`] and its variants.
+pub(crate) type Transpose = fn(usize, (&[u8], usize), (&mut [u8], usize), (usize, usize), bool);
 
 /// Writes the transpose of a matrix of `size`-byte elements: `src` holds `rows` rows of
 /// `cols` elements, row `i` starting at byte `i * src_pitch`; element `(i, j)` goes to
 /// byte `j * dst_pitch + i * size` of `dst`. Bytes of `dst` between its rows are left
 /// as they were. With `stream`, whole 16-byte pieces of destination rows are written
 /// with streaming stores where `dst` and `dst_pitch` allow it (the caller issues the
-/// fence).
+/// fence). Uses the x86-64 baseline only.
 ///
 /// # Panics
 /// If `size` is not 1, 2, 4 or 8, or either slice is too short for its matrix; callers
 /// compute both from validated layouts.
 pub(crate) fn transpose(
+    size: usize,
+    src: (&[u8], usize),
+    dst: (&mut [u8], usize),
+    shape: (usize, usize),
+    stream: bool,
+) {
+    transpose_on(false, size, src, dst, shape, stream);
+}
+
+/// [`transpose`] with AVX2 register blocks where the matrix holds them (and, for
+/// streaming, where `dst` and `dst_pitch` are 32-byte aligned).
+///
+/// # Safety
+/// The CPU must support AVX2.
+///
+/// # Panics
+/// As [`transpose`].
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) unsafe fn transpose_avx2(
+    size: usize,
+    src: (&[u8], usize),
+    dst: (&mut [u8], usize),
+    shape: (usize, usize),
+    stream: bool,
+) {
+    transpose_on(true, size, src, dst, shape, stream);
+}
+
+/// [`transpose`], with AVX2 blocks if `wide` (which the caller has checked the CPU for).
+fn transpose_on(
+    wide: bool,
     size: usize,
     (src, src_pitch): (&[u8], usize),
     (dst, dst_pitch): (&mut [u8], usize),
@@ -33,7 +71,9 @@ pub(crate) fn transpose(
             && (cols - 1) * dst_pitch + rows * size <= dst.len(),
         "transpose: matrix outside its slices"
     );
-    let stream = stream && dst.as_ptr().align_offset(16) == 0 && dst_pitch % 16 == 0;
+    let aligned = |to: usize| dst.as_ptr().align_offset(to) == 0 && dst_pitch % to == 0;
+    let stream = stream && aligned(16);
+    let wide = wide && (!stream || aligned(32));
     let m = Matrices {
         src,
         src_pitch,
@@ -43,14 +83,14 @@ pub(crate) fn transpose(
         cols,
     };
     match (size, stream) {
-        (1, false) => m.run::<1, false>(),
-        (1, true) => m.run::<1, true>(),
-        (2, false) => m.run::<2, false>(),
-        (2, true) => m.run::<2, true>(),
-        (4, false) => m.run::<4, false>(),
-        (4, true) => m.run::<4, true>(),
-        (8, false) => m.run::<8, false>(),
-        (8, true) => m.run::<8, true>(),
+        (1, false) => m.run::<1, false>(wide),
+        (1, true) => m.run::<1, true>(wide),
+        (2, false) => m.run::<2, false>(wide),
+        (2, true) => m.run::<2, true>(wide),
+        (4, false) => m.run::<4, false>(wide),
+        (4, true) => m.run::<4, true>(wide),
+        (8, false) => m.run::<8, false>(wide),
+        (8, true) => m.run::<8, true>(wide),
         _ => panic!("transpose: element size {size}"),
     }
 }
@@ -66,16 +106,110 @@ struct Matrices<'a, 'b> {
 }
 
 impl Matrices<'_, '_> {
-    fn run<const N: usize, const STREAM: bool>(mut self) {
+    /// Transposes the whole matrix: first the part made of AVX2 lines (if `wide`), then
+    /// the rest, below it and to its right, with SSE2 blocks and single elements.
+    fn run<const N: usize, const STREAM: bool>(mut self, wide: bool) {
+        let (rows, cols) = if wide {
+            self.wide::<N, STREAM>()
+        } else {
+            (0, 0)
+        };
+        if rows < self.rows {
+            self.part::<N>((rows, 0), (self.rows - rows, self.cols))
+                .narrow::<N, STREAM>();
+        }
+        if rows > 0 && cols < self.cols {
+            self.part::<N>((0, cols), (rows, self.cols - cols))
+                .narrow::<N, STREAM>();
+        }
+    }
+
+    /// The sub-matrix of `rows x cols` elements from source row and column `first`.
+    /// The caller keeps it inside this matrix, with `rows` and `cols` at least 1.
+    fn part<const N: usize>(
+        &mut self,
+        (i, j): (usize, usize),
+        (rows, cols): (usize, usize),
+    ) -> Matrices<'_, '_> {
+        Matrices {
+            src: &self.src[i * self.src_pitch + j * N..],
+            src_pitch: self.src_pitch,
+            dst: &mut self.dst[j * self.dst_pitch + i * N..],
+            dst_pitch: self.dst_pitch,
+            rows,
+            cols,
+        }
+    }
+
+    /// Transposes with SSE2 blocks where they fit and single elements elsewhere.
+    fn narrow<const N: usize, const STREAM: bool>(mut self) {
         let (full_rows, full_cols) = self.blocks::<N, STREAM>();
-        for i in 0..self.rows {
-            let first = if i < full_rows { full_cols } else { 0 };
-            for j in first..self.cols {
+        if full_cols < self.cols {
+            self.elements::<N>(0..full_rows, full_cols..self.cols);
+        }
+        self.elements::<N>(full_rows..self.rows, 0..self.cols);
+    }
+
+    /// Transposes the elements of these source rows and columns one by one.
+    fn elements<const N: usize>(&mut self, rows: Range<usize>, cols: Range<usize>) {
+        for i in rows {
+            for j in cols.clone() {
                 let from = i * self.src_pitch + j * N;
                 let to = j * self.dst_pitch + i * N;
                 self.dst[to..to + N].copy_from_slice(&self.src[from..from + N]);
             }
         }
+    }
+
+    /// Transposes the part made of whole AVX2 lines; returns its rows and columns.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    fn wide<const N: usize, const STREAM: bool>(&mut self) -> (usize, usize) {
+        // SAFETY: `wide` is only true when the caller of `transpose_on` checked that the
+        // CPU has AVX2 (`transpose_avx2`'s contract).
+        unsafe {
+            match N {
+                // A pair of 16 x 16 byte blocks holds 32 registers and spills: the
+                // SSE2 blocks of 16 rows x 8 bytes are faster.
+                1 => (0, 0),
+                2 => self.wide_blocks_of::<avx2::Words, STREAM>(),
+                4 => self.wide_blocks_of::<avx2::Dwords, STREAM>(),
+                _ => self.wide_blocks_of::<avx2::Qwords, STREAM>(),
+            }
+        }
+    }
+
+    /// Without AVX2 blocks, nothing is done here.
+    #[cfg(not(target_arch = "x86_64"))]
+    fn wide<const N: usize, const STREAM: bool>(&mut self) -> (usize, usize) {
+        (0, 0)
+    }
+
+    /// As [`Matrices::blocks_of`], with AVX2 lines: each covers `4 * B::ROWS` source
+    /// rows, and only whole lines are done. The caller guarantees AVX2 and, with
+    /// `STREAM`, 32-byte alignment of `dst` and its pitch.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn wide_blocks_of<B: avx2::Block, const STREAM: bool>(&mut self) -> (usize, usize) {
+        let (tall, wide) = (4 * B::ROWS, B::COLS);
+        let (full_rows, full_cols) = (self.rows / tall * tall, self.cols / wide * wide);
+        let (src, sp) = (self.src.as_ptr(), self.src_pitch);
+        let (dst, dp) = (self.dst.as_mut_ptr(), self.dst_pitch);
+        for j in (0..full_cols).step_by(wide) {
+            for i in (0..full_rows).step_by(tall) {
+                // SAFETY: the line reads source rows `i..i + tall` (`<= full_rows <=
+                // rows`), 16 bytes each from column `j`, with `j + wide <= full_cols <=
+                // cols` and `16 = wide * size`, inside the matrix `transpose_on`
+                // checked against `src`. It writes destination rows `j..j + wide`, 64
+                // bytes (`tall` elements) each from column `i`, inside the checked
+                // `dst`, through the pointer of `self`'s exclusive borrow. Streaming
+                // needs 32-byte alignment: the caller's, and `i * size` is a multiple
+                // of 64.
+                unsafe { avx2::line::<B, STREAM>((src, sp), (dst, dp), (i, j)) };
+            }
+        }
+        (full_rows, full_cols)
     }
 
     /// Transposes the part made of whole register blocks; returns its rows and columns.
@@ -131,6 +265,42 @@ impl Matrices<'_, '_> {
     }
 }
 
+/// One round of a transpose network: each neighbouring pair `(v[2k], v[2k + 1])` is
+/// interleaved at one lane width into `k` (low halves) and `k + len / 2` (high halves).
+/// After `log2(len)` rounds at doubling widths, register `m` holds destination row
+/// `bit_reverse(m)`. (AVX2 unpacks work within 128-bit lanes, so the same network
+/// transposes the block in each lane.)
+#[cfg(target_arch = "x86_64")]
+macro_rules! round {
+    ($v:expr, $lo:ident, $hi:ident) => {{
+        let v = $v;
+        let half = v.len() / 2;
+        let mut out = v;
+        for k in 0..half {
+            out[k] = $lo(v[2 * k], v[2 * k + 1]);
+            out[k + half] = $hi(v[2 * k], v[2 * k + 1]);
+        }
+        out
+    }};
+}
+
+// The helpers below fill arrays with loops of constant bounds rather than
+// `std::array::from_fn`, whose closures the compiler may leave out of line: a call per
+// block, with the registers passed through memory, halved the speed of bytes.
+
+/// `v` reordered so that destination row `bit_reverse(m)` held in register `m` lands at
+/// index `bit_reverse(m)`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_row_order<T: Copy, const K: usize>(v: [T; K]) -> [T; K] {
+    let bits = K.trailing_zeros();
+    let mut out = v;
+    for (m, x) in v.into_iter().enumerate() {
+        out[m.reverse_bits() >> (usize::BITS - bits)] = x;
+    }
+    out
+}
+
 /// Register transposes of small blocks with SSE2 unpack instructions, each giving 16
 /// bytes of several destination rows.
 #[cfg(target_arch = "x86_64")]
@@ -141,6 +311,8 @@ mod sse2 {
         _mm_stream_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
         _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
     };
+
+    use super::in_row_order;
 
     /// One register block of `16 / ROWS`-byte elements.
     pub(super) trait Block {
@@ -163,39 +335,6 @@ mod sse2 {
     pub(super) struct Words;
     pub(super) struct Dwords;
     pub(super) struct Qwords;
-
-    /// One round of a transpose network: each neighbouring pair `(v[2k], v[2k + 1])`
-    /// is interleaved at one lane width into `k` (low halves) and `k + len / 2` (high
-    /// halves). After `log2(len)` rounds at doubling widths, register `m` holds
-    /// destination row `bit_reverse(m)`.
-    macro_rules! round {
-        ($v:expr, $lo:ident, $hi:ident) => {{
-            let v = $v;
-            let half = v.len() / 2;
-            let mut out = v;
-            for k in 0..half {
-                out[k] = $lo(v[2 * k], v[2 * k + 1]);
-                out[k + half] = $hi(v[2 * k], v[2 * k + 1]);
-            }
-            out
-        }};
-    }
-
-    // The helpers below fill arrays with loops of constant bounds rather than
-    // `std::array::from_fn`, whose closures the compiler may leave out of line: a call
-    // per block, with the registers passed through memory, halved the speed of bytes.
-
-    /// `v` reordered so that destination row `bit_reverse(m)` held in register `m`
-    /// lands at index `bit_reverse(m)`.
-    #[inline(always)]
-    fn in_row_order<const K: usize>(v: [__m128i; K]) -> [__m128i; K] {
-        let bits = K.trailing_zeros();
-        let mut out = v;
-        for (m, x) in v.into_iter().enumerate() {
-            out[m.reverse_bits() >> (usize::BITS - bits)] = x;
-        }
-        out
-    }
 
     /// `K` rows of 16 bytes at `src + k * sp`.
     #[inline(always)]
@@ -319,15 +458,157 @@ mod sse2 {
     }
 }
 
+/// Register transposes with AVX2: each 256-bit register holds a row of two SSE2-sized
+/// square blocks, one per 128-bit lane, the second block from the source rows just
+/// below the first. Unpacks work within lanes, so one network transposes both blocks
+/// and leaves 32 consecutive bytes of a destination row in each register.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_castsi128_si256, _mm256_inserti128_si256, _mm256_setzero_si256,
+        _mm256_storeu_si256, _mm256_stream_si256, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
+        _mm256_unpackhi_epi64, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+        _mm_loadu_si128,
+    };
+
+    use super::in_row_order;
+
+    /// A pair of square blocks of `16 / ROWS`-byte elements, `ROWS` x `ROWS` each.
+    pub(super) trait Block {
+        /// Source rows of each block: the pair reads `2 * ROWS` rows.
+        const ROWS: usize;
+        /// Source columns read (16 bytes of each source row): destination rows written.
+        const COLS: usize;
+        /// The transposed rows, in destination order, 32 bytes each.
+        type Rows: AsRef<[__m256i]> + Copy;
+        /// Reads `2 * ROWS` rows of 16 bytes at `src + k * sp` and returns the `COLS`
+        /// transposed rows of 32 bytes. The caller guarantees AVX2 and that the rows
+        /// are readable.
+        unsafe fn load(src: *const u8, sp: usize) -> Self::Rows;
+    }
+
+    pub(super) struct Words;
+    pub(super) struct Dwords;
+    pub(super) struct Qwords;
+
+    /// `K` registers: source row `k` at `src + k * sp` in the low lane, row `K + k` in
+    /// the high lane, 16 bytes each.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn rows<const K: usize>(src: *const u8, sp: usize) -> [__m256i; K] {
+        let mut r = [_mm256_setzero_si256(); K];
+        for (k, x) in r.iter_mut().enumerate() {
+            // SAFETY: the caller guarantees rows `0..2 * K` are readable.
+            let (low, high) = unsafe {
+                (
+                    _mm_loadu_si128(src.add(k * sp).cast()),
+                    _mm_loadu_si128(src.add((K + k) * sp).cast()),
+                )
+            };
+            *x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(low), high);
+        }
+        r
+    }
+
+    impl Block for Words {
+        const ROWS: usize = 8;
+        const COLS: usize = 8;
+        type Rows = [__m256i; 8];
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn load(src: *const u8, sp: usize) -> [__m256i; 8] {
+            // SAFETY: forwarded from the caller.
+            let r = unsafe { rows::<8>(src, sp) };
+            let a = round!(r, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16);
+            let b = round!(a, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32);
+            in_row_order(round!(b, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64))
+        }
+    }
+
+    impl Block for Dwords {
+        const ROWS: usize = 4;
+        const COLS: usize = 4;
+        type Rows = [__m256i; 4];
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn load(src: *const u8, sp: usize) -> [__m256i; 4] {
+            // SAFETY: forwarded from the caller.
+            let r = unsafe { rows::<4>(src, sp) };
+            let a = round!(r, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32);
+            in_row_order(round!(a, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64))
+        }
+    }
+
+    impl Block for Qwords {
+        const ROWS: usize = 2;
+        const COLS: usize = 2;
+        type Rows = [__m256i; 2];
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn load(src: *const u8, sp: usize) -> [__m256i; 2] {
+            // SAFETY: forwarded from the caller.
+            let [r0, r1] = unsafe { rows::<2>(src, sp) };
+            [_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1)]
+        }
+    }
+
+    /// Transposes two pairs of blocks, source rows `i..i + 4 * ROWS` at columns
+    /// `j..j + COLS`, and writes destination rows `j..j + COLS`, each as 64 consecutive
+    /// bytes at column `i`. The caller guarantees AVX2, every block inside the source
+    /// matrix and every row piece inside the destination, and, with `STREAM`, 32-byte
+    /// alignment of each destination piece.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn line<B: Block, const STREAM: bool>(
+        (src, sp): (*const u8, usize),
+        (dst, dp): (*mut u8, usize),
+        (i, j): (usize, usize),
+    ) {
+        let n = 16 / B::ROWS;
+        // SAFETY: the caller guarantees both pairs and every row piece are in bounds,
+        // and the alignment streaming stores need.
+        unsafe {
+            let top = B::load(src.add(i * sp + j * n), sp);
+            let bottom = B::load(src.add((i + 2 * B::ROWS) * sp + j * n), sp);
+            for k in 0..B::COLS {
+                let row = dst.add((j + k) * dp + i * n).cast::<__m256i>();
+                let (a, b) = (top.as_ref()[k], bottom.as_ref()[k]);
+                if STREAM {
+                    _mm256_stream_si256(row, a);
+                    _mm256_stream_si256(row.add(1), b);
+                } else {
+                    _mm256_storeu_si256(row, a);
+                    _mm256_storeu_si256(row.add(1), b);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::transpose;
+    use super::transpose_on;
+
+    /// Whether this machine runs the AVX2 blocks.
+    fn has_avx2() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
 
     /// Every element size, shapes with and without fringes, padded pitches, unaligned
-    /// destinations, plain and streaming: equal to the element-by-element definition,
-    /// with the padding between destination rows untouched.
+    /// and 64-byte aligned destinations, plain and streaming, SSE2 and (where the CPU
+    /// has it) AVX2 blocks: equal to the element-by-element definition, with the
+    /// padding between destination rows untouched.
     #[test]
     fn matches_the_definition() {
+        let wides: &[bool] = if has_avx2() { &[false, true] } else { &[false] };
         for size in [1, 2, 4, 8] {
             for (rows, cols) in [
                 (1, 1),
@@ -336,34 +617,37 @@ mod tests {
                 (17, 33),
                 (40, 9),
                 (64, 48),
+                (96, 20),
+                (128, 40),
                 (130, 70),
             ] {
-                for (pad, offset) in [(0, 0), (16, 0), (7, 3), (32, 16)] {
+                for (pad, offset) in [(0, 0), (16, 0), (7, 3), (32, 16), (64, 0)] {
                     let src_pitch = cols * size + pad;
                     let dst_pitch = rows * size + pad;
                     let src: Vec<u8> = (0..rows * src_pitch).map(|k| (k * 7 + 1) as u8).collect();
-                    for stream in [false, true] {
-                        let mut buf = vec![0xEEu8; offset + cols * dst_pitch + 16];
-                        let dst = &mut buf[offset..];
-                        transpose(
+                    let mut want = vec![0xEEu8; cols * dst_pitch + 16];
+                    for i in 0..rows {
+                        for j in 0..cols {
+                            let (from, to) = (i * src_pitch + j * size, j * dst_pitch + i * size);
+                            want[to..to + size].copy_from_slice(&src[from..from + size]);
+                        }
+                    }
+                    for (&wide, stream) in wides.iter().flat_map(|w| [(w, false), (w, true)]) {
+                        let mut buf = vec![0xEEu8; 64 + offset + cols * dst_pitch + 16];
+                        let start = buf.as_ptr().align_offset(64) + offset;
+                        let dst = &mut buf[start..start + want.len()];
+                        transpose_on(
+                            wide,
                             size,
                             (&src, src_pitch),
                             (dst, dst_pitch),
                             (rows, cols),
                             stream,
                         );
-                        let mut want = vec![0xEEu8; cols * dst_pitch + 16];
-                        for i in 0..rows {
-                            for j in 0..cols {
-                                let (from, to) =
-                                    (i * src_pitch + j * size, j * dst_pitch + i * size);
-                                want[to..to + size].copy_from_slice(&src[from..from + size]);
-                            }
-                        }
-                        assert_eq!(
-                            &buf[offset..],
-                            &want[..],
-                            "size {size}, {rows}x{cols}, pad {pad}, offset {offset}, stream {stream}"
+                        assert!(
+                            dst == &want[..],
+                            "size {size}, {rows}x{cols}, pad {pad}, offset {offset}, \
+                             stream {stream}, wide {wide}"
                         );
                     }
                 }
