@@ -2,14 +2,24 @@
 """Turn `ewise bench --json` output into the Markdown tables of docs/PERFORMANCE.md.
 
     target/release/ewise bench --json > bench.json && python3 bench/table.py bench.json
+
+Given several files (runs of the same cases), it prints per case the median ratio over
+the runs and its range, which says more than one run on a shared, noisy machine:
+
+    for k in 1 2 3; do target/release/ewise bench --json > run$k.json; done
+    python3 bench/table.py run1.json run2.json run3.json
 """
 
 import json
+import statistics
 import sys
 
 
-def main():
-    rows = json.load(open(sys.argv[1]) if len(sys.argv) > 1 else sys.stdin)
+def key(r):
+    return (r["op"], r["dtype"], r["elements"], r["layout"], r["threads"])
+
+
+def one_run(rows):
     groups = {}
     for r in rows:
         groups.setdefault((r["elements"], r["layout"]), []).append(r)
@@ -23,6 +33,37 @@ def main():
                 f"{r['best_copy']} x{r['best_copy_threads']} | {r['best_copy_gbps']:.1f} | "
                 f"{r['ratio']:.2f} | {r['ns_per_call']:.0f} |"
             )
+
+
+def several_runs(runs):
+    cases = {}
+    for rows in runs:
+        for r in rows:
+            cases.setdefault(key(r), []).append(r)
+    groups = {}
+    for k, rs in cases.items():
+        groups.setdefault((k[2], k[3]), []).append(rs)
+    for (elements, layout), cs in sorted(groups.items()):
+        print(f"\n### {elements} elements, {layout}, {len(runs)} runs\n")
+        print("| op | dtype | threads | GB/s (median) | copy GB/s (median) | ratio (median) | ratio (range) |")
+        print("|---|---|---|---:|---:|---:|---|")
+        for rs in cs:
+            ratios = [r["ratio"] for r in rs]
+            r0 = rs[0]
+            print(
+                f"| {r0['op']} | {r0['dtype']} | {r0['threads']} | "
+                f"{statistics.median(r['gbps'] for r in rs):.1f} | "
+                f"{statistics.median(r['best_copy_gbps'] for r in rs):.1f} | "
+                f"{statistics.median(ratios):.2f} | {min(ratios):.2f}-{max(ratios):.2f} |"
+            )
+
+
+def main():
+    paths = sys.argv[1:]
+    if len(paths) <= 1:
+        one_run(json.load(open(paths[0]) if paths else sys.stdin))
+    else:
+        several_runs([json.load(open(p)) for p in paths])
 
 
 if __name__ == "__main__":
