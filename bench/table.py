@@ -4,7 +4,8 @@
     target/release/ewise bench --json > bench.json && python3 bench/table.py bench.json
 
 Given several files (runs of the same cases), it prints per case the median ratio over
-the runs and its range, which says more than one run on a shared, noisy machine:
+the runs and its range, which says more than one run on a shared, noisy machine.
+'vs read' is the time of a plain read of the input over the operator's time:
 
     for k in 1 2 3; do target/release/ewise bench --json > run$k.json; done
     python3 bench/table.py run1.json run2.json run3.json
@@ -25,13 +26,13 @@ def one_run(rows):
         groups.setdefault((r["elements"], r["layout"]), []).append(r)
     for (elements, layout), rs in sorted(groups.items()):
         print(f"\n### {elements} elements, {layout}\n")
-        print("| op | dtype | threads | GB/s | best copy | copy GB/s | ratio | ns/call |")
-        print("|---|---|---|---:|---|---:|---:|---:|")
+        print("| op | dtype | threads | GB/s | best copy | copy GB/s | ratio | ns/call | vs read |")
+        print("|---|---|---|---:|---|---:|---:|---:|---:|")
         for r in rs:
             print(
                 f"| {r['op']} | {r['dtype']} | {r['threads']} | {r['gbps']:.1f} | "
                 f"{r['best_copy']} x{r['best_copy_threads']} | {r['best_copy_gbps']:.1f} | "
-                f"{r['ratio']:.2f} | {r['ns_per_call']:.0f} |"
+                f"{r['ratio']:.2f} | {r['ns_per_call']:.0f} | {r.get('vs_read', float('nan')):.2f} |"
             )
 
 
@@ -45,8 +46,11 @@ def several_runs(runs):
         groups.setdefault((k[2], k[3]), []).append(rs)
     for (elements, layout), cs in sorted(groups.items()):
         print(f"\n### {elements} elements, {layout}, {len(runs)} runs\n")
-        print("| op | dtype | threads | GB/s (median) | copy GB/s (median) | ratio (median) | ratio (range) |")
-        print("|---|---|---|---:|---:|---:|---|")
+        print(
+            "| op | dtype | threads | GB/s (median) | copy GB/s (median) | ratio (median) "
+            "| ratio (range) | vs read (median) |"
+        )
+        print("|---|---|---|---:|---:|---:|---|---:|")
         for rs in cs:
             ratios = [r["ratio"] for r in rs]
             r0 = rs[0]
@@ -54,7 +58,8 @@ def several_runs(runs):
                 f"| {r0['op']} | {r0['dtype']} | {r0['threads']} | "
                 f"{statistics.median(r['gbps'] for r in rs):.1f} | "
                 f"{statistics.median(r['best_copy_gbps'] for r in rs):.1f} | "
-                f"{statistics.median(ratios):.2f} | {min(ratios):.2f}-{max(ratios):.2f} |"
+                f"{statistics.median(ratios):.2f} | {min(ratios):.2f}-{max(ratios):.2f} | "
+                f"{statistics.median(r.get('vs_read', float('nan')) for r in rs):.2f} |"
             )
 
 

@@ -1,5 +1,7 @@
-//! Memory-copy baselines: the physical limit that SIGN and IS_INFINITY are measured
-//! against, since each reads and writes every element once.
+//! Memory baselines: copies, the physical limit that SIGN and IS_INFINITY are measured
+//! against, since each reads and writes every element once; and a plain read, the limit
+//! of an operator that reads much more than it writes (IS_INFINITY of 32- and 64-bit
+//! floats).
 
 use crate::kernels::stream;
 use crate::parallel;
@@ -53,6 +55,37 @@ pub fn copy(dst: &mut [u8], src: &[u8], kind: CopyKind, threads: usize) {
     });
 }
 
+/// Reads every byte of `src`, split over `threads` threads of the same pools the
+/// operators use, and returns the bitwise OR of its 8-byte words (zero-padded at the
+/// end), so that the reads cannot be left out.
+pub fn read(src: &[u8], threads: usize) -> u64 {
+    let one = |s: &[u8]| {
+        let mut words = s.chunks_exact(8);
+        let body = words.by_ref().fold(0u64, |acc, w| {
+            acc | u64::from_ne_bytes(w.try_into().unwrap_or_default())
+        });
+        let mut tail = [0u8; 8];
+        tail[..words.remainder().len()].copy_from_slice(words.remainder());
+        body | u64::from_ne_bytes(tail)
+    };
+    let Some(pool) = parallel::pool(threads.saturating_sub(1)) else {
+        return one(src);
+    };
+    let piece = src.len().div_ceil(threads).next_multiple_of(64).max(64);
+    let mut results = vec![0u64; src.len().div_ceil(piece)];
+    pool.in_place_scope(|scope| {
+        let mut pieces = results.iter_mut().zip(src.chunks(piece));
+        let first = pieces.next();
+        for (r, s) in pieces {
+            scope.spawn(move |_| *r = one(s));
+        }
+        if let Some((r, s)) = first {
+            *r = one(s);
+        }
+    });
+    results.iter().fold(0, |acc, r| acc | r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +101,27 @@ mod tests {
                 let mut dst = vec![0u8; src.len() + 1];
                 copy(&mut dst[1..], &src, kind, threads);
                 assert!(dst[1..] == src[..], "{kind:?} {threads} misaligned");
+            }
+        }
+    }
+
+    #[test]
+    fn reads_see_every_byte() {
+        for len in [0usize, 1, 7, 8, 9, 100_003] {
+            for at in 0..len.clamp(1, 40) {
+                let at = if len == 0 { 0 } else { (at * 2503) % len };
+                let mut src = vec![0u8; len];
+                if len > 0 {
+                    src[at] = 0x80;
+                }
+                for threads in [1, 2, 3] {
+                    let mut word = [0u8; 8];
+                    if len > 0 {
+                        word[at % 8] = 0x80;
+                    }
+                    let want = u64::from_ne_bytes(word);
+                    assert_eq!(read(&src, threads), want, "{len} {at} {threads}");
+                }
             }
         }
     }

@@ -24,7 +24,9 @@ Examples:
 
 GB/s counts bytes read plus bytes written per second (median of --samples rounds).
 Each round times the operator and four copies of as many bytes (plain and streaming
-stores, on 1 and on --threads threads), interleaved; ratio = GB/s / best copy GB/s.";
+stores, on 1 and on --threads threads), interleaved; ratio = GB/s / best copy GB/s.
+It also times a plain read of the operator's input on its threads: 'vs read' = that
+read's time / the operator's, the limit of operators that read more than they write.";
 
 /// Options of `ewise bench`.
 #[derive(Debug, Args)]
@@ -132,9 +134,17 @@ struct Measured {
     gbps: f64,
     ns_per_call: f64,
     copies: Vec<(CopyKind, usize, f64)>,
+    /// Median time of reading the operator's input alone, on its threads.
+    read_ns: f64,
 }
 
 impl Measured {
+    /// The input read's time over the operator's: 1 when the operator takes no longer
+    /// than reading its input.
+    fn vs_read(&self) -> f64 {
+        self.read_ns / self.ns_per_call.max(1e-3)
+    }
+
     fn best_copy(&self) -> (CopyKind, usize, f64) {
         self.copies
             .iter()
@@ -335,6 +345,10 @@ fn measure(
             baseline::copy(to, from, kind, t)
         })));
     }
+    let read_threads = compiled.threads();
+    timers.push(Timed::new(Box::new(|| {
+        std::hint::black_box(baseline::read(&input, read_threads));
+    })));
     for _ in 0..samples {
         for timer in &mut timers {
             timer.sample();
@@ -359,6 +373,7 @@ fn measure(
             .zip(&medians[1..])
             .map(|(&(kind, t), &d)| (kind, t, gbps(d)))
             .collect(),
+        read_ns: medians[1 + kinds.len()].as_secs_f64() * 1e9,
     })
 }
 
@@ -374,6 +389,7 @@ fn table(results: &[Measured], threads: usize) -> String {
         "GB/s",
         "ratio",
         "ns/call",
+        "vs read",
     ]);
     for r in results {
         let (kind, copy_threads, best) = r.best_copy();
@@ -388,6 +404,7 @@ fn table(results: &[Measured], threads: usize) -> String {
             format!("{best:.1}"),
             format!("{:.2}", r.gbps / best),
             format!("{:.0}", r.ns_per_call),
+            format!("{:.2}", r.vs_read()),
         ]);
     }
     let mut out = format!(
@@ -416,7 +433,8 @@ fn json(results: &[Measured]) -> String {
             out,
             "  {{\"op\": \"{}\", \"dtype\": \"{}\", \"elements\": {}, \"layout\": \"{}\", \"threads\": {}, \
              \"gbps\": {:.3}, \"best_copy_gbps\": {best:.3}, \"best_copy\": \"{}\", \"best_copy_threads\": {copy_threads}, \
-             \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"instruction_set\": \"{}\", \"copies\": [{}]}}",
+             \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"input_read_ns\": {:.1}, \"vs_read\": {:.4}, \
+             \"instruction_set\": \"{}\", \"copies\": [{}]}}",
             r.op,
             r.dtype.name(),
             r.elements,
@@ -426,6 +444,8 @@ fn json(results: &[Measured]) -> String {
             kind.name(),
             r.gbps / best,
             r.ns_per_call,
+            r.read_ns,
+            r.vs_read(),
             ewise_cpu::instruction_set().name(),
             copies.join(", ")
         );
