@@ -466,8 +466,8 @@ mod avx2 {
     use std::arch::x86_64::{
         __m256i, _mm256_castsi128_si256, _mm256_inserti128_si256, _mm256_setzero_si256,
         _mm256_storeu_si256, _mm256_stream_si256, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
-        _mm256_unpackhi_epi64, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
-        _mm256_unpacklo_epi8, _mm_loadl_epi64, _mm_loadu_si128,
+        _mm256_unpackhi_epi64, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32,
+        _mm256_unpacklo_epi64, _mm256_unpacklo_epi8, _mm_loadu_si128,
     };
 
     use super::in_row_order;
@@ -480,71 +480,49 @@ mod avx2 {
         const COLS: usize;
         /// The transposed rows, in destination order, 32 bytes each.
         type Rows: AsRef<[__m256i]> + Copy;
+        /// Whether a line holds the first pair's rows in memory while it transposes the
+        /// second: two pairs of 16 registers do not fit the 16 AVX2 registers, and the
+        /// compiler's own spills were much slower.
+        const STAGED: bool = false;
         /// Reads `2 * ROWS` rows of 16 bytes at `src + k * sp` and returns the `COLS`
         /// transposed rows of 32 bytes. The caller guarantees AVX2 and that the rows
         /// are readable.
         unsafe fn load(src: *const u8, sp: usize) -> Self::Rows;
     }
 
-    /// As the SSE2 blocks of bytes, two 8 x 8 blocks one above the other (16 source rows
-    /// of 8 bytes per lane): a pair of 16 x 16 byte blocks would hold 32 registers and
-    /// spill (it ran at 11 GB/s in cache, against 18 for SSE2 blocks).
+    /// 16 x 16 byte blocks, built from two halves of 8 source rows each.
     pub(super) struct Bytes;
     pub(super) struct Words;
     pub(super) struct Dwords;
     pub(super) struct Qwords;
 
-    /// 8 x 8 byte blocks from source rows `0..8` (low lanes) and `16..24` (high lanes)
-    /// at `src + k * sp`, 8 bytes each: destination rows `2m` and `2m + 1` as the two
-    /// halves of each lane of register `m`.
+    /// Source rows `0..8` (low lanes) and `16..24` (high lanes), 16 bytes each at
+    /// `src + k * sp`, three rounds into a network: register `m` holds destination rows
+    /// `2 p` and `2 p + 1` with `p = bit_reverse(m)`, 8 bytes each, in each lane.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn bytes_8x8(src: *const u8, sp: usize) -> [__m256i; 4] {
-        let mut r = [_mm256_setzero_si256(); 8];
-        for (k, x) in r.iter_mut().enumerate() {
-            // SAFETY: the caller guarantees rows `0..24` are readable, 8 bytes each.
-            let (low, high) = unsafe {
-                (
-                    _mm_loadl_epi64(src.add(k * sp).cast()),
-                    _mm_loadl_epi64(src.add((16 + k) * sp).cast()),
-                )
-            };
-            *x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(low), high);
-        }
-        let mut p = [_mm256_setzero_si256(); 4];
-        for (k, x) in p.iter_mut().enumerate() {
-            *x = _mm256_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
-        }
-        let (q0, q1) = (
-            _mm256_unpacklo_epi16(p[0], p[1]),
-            _mm256_unpackhi_epi16(p[0], p[1]),
-        );
-        let (q2, q3) = (
-            _mm256_unpacklo_epi16(p[2], p[3]),
-            _mm256_unpackhi_epi16(p[2], p[3]),
-        );
-        [
-            _mm256_unpacklo_epi32(q0, q2),
-            _mm256_unpackhi_epi32(q0, q2),
-            _mm256_unpacklo_epi32(q1, q3),
-            _mm256_unpackhi_epi32(q1, q3),
-        ]
+    unsafe fn bytes_8x16(src: *const u8, sp: usize) -> [__m256i; 8] {
+        // SAFETY: the caller guarantees rows `0..24` are readable.
+        let r = unsafe { rows_apart::<8>(src, sp, 16) };
+        let a = round!(r, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8);
+        let b = round!(a, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16);
+        in_row_order(round!(b, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32))
     }
 
     impl Block for Bytes {
         const ROWS: usize = 16;
-        const COLS: usize = 8;
-        type Rows = [__m256i; 8];
+        const COLS: usize = 16;
+        type Rows = [__m256i; 16];
+        const STAGED: bool = true;
         #[inline]
         #[target_feature(enable = "avx2")]
-        unsafe fn load(src: *const u8, sp: usize) -> [__m256i; 8] {
-            // SAFETY: forwarded from the caller (rows `0..32`, of which these read 8
-            // bytes each).
-            let (a, b) = unsafe { (bytes_8x8(src, sp), bytes_8x8(src.add(8 * sp), sp)) };
-            let mut out = [_mm256_setzero_si256(); 8];
-            for m in 0..4 {
-                out[2 * m] = _mm256_unpacklo_epi64(a[m], b[m]);
-                out[2 * m + 1] = _mm256_unpackhi_epi64(a[m], b[m]);
+        unsafe fn load(src: *const u8, sp: usize) -> [__m256i; 16] {
+            // SAFETY: forwarded from the caller (rows `0..32`).
+            let (a, b) = unsafe { (bytes_8x16(src, sp), bytes_8x16(src.add(8 * sp), sp)) };
+            let mut out = [_mm256_setzero_si256(); 16];
+            for p in 0..8 {
+                out[2 * p] = _mm256_unpacklo_epi64(a[p], b[p]);
+                out[2 * p + 1] = _mm256_unpackhi_epi64(a[p], b[p]);
             }
             out
         }
@@ -555,13 +533,22 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn rows<const K: usize>(src: *const u8, sp: usize) -> [__m256i; K] {
+        // SAFETY: forwarded from the caller.
+        unsafe { rows_apart::<K>(src, sp, K) }
+    }
+
+    /// `K` registers: source row `k` in the low lane and row `apart + k` in the high
+    /// lane, 16 bytes each. The caller guarantees those rows are readable.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn rows_apart<const K: usize>(src: *const u8, sp: usize, apart: usize) -> [__m256i; K] {
         let mut r = [_mm256_setzero_si256(); K];
         for (k, x) in r.iter_mut().enumerate() {
-            // SAFETY: the caller guarantees rows `0..2 * K` are readable.
+            // SAFETY: the caller guarantees rows `k` and `apart + k` are readable.
             let (low, high) = unsafe {
                 (
                     _mm_loadu_si128(src.add(k * sp).cast()),
-                    _mm_loadu_si128(src.add((K + k) * sp).cast()),
+                    _mm_loadu_si128(src.add((apart + k) * sp).cast()),
                 )
             };
             *x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(low), high);
@@ -611,6 +598,10 @@ mod avx2 {
         }
     }
 
+    /// The first pair's rows of a staged line, aligned for whole-register moves.
+    #[repr(C, align(32))]
+    struct Staged([__m256i; 16]);
+
     /// Transposes two pairs of blocks, source rows `i..i + 4 * ROWS` at columns
     /// `j..j + COLS`, and writes destination rows `j..j + COLS`, each as 64 consecutive
     /// bytes at column `i`. The caller guarantees AVX2, every block inside the source
@@ -628,10 +619,21 @@ mod avx2 {
         // and the alignment streaming stores need.
         unsafe {
             let top = B::load(src.add(i * sp + j * n), sp);
+            let mut staged = Staged([_mm256_setzero_si256(); 16]);
+            if B::STAGED {
+                for (k, &v) in top.as_ref().iter().enumerate() {
+                    std::ptr::write_volatile(&mut staged.0[k], v);
+                }
+            }
             let bottom = B::load(src.add((i + 2 * B::ROWS) * sp + j * n), sp);
             for k in 0..B::COLS {
                 let row = dst.add((j + k) * dp + i * n).cast::<__m256i>();
-                let (a, b) = (top.as_ref()[k], bottom.as_ref()[k]);
+                let a = if B::STAGED {
+                    std::ptr::read_volatile(&staged.0[k])
+                } else {
+                    top.as_ref()[k]
+                };
+                let b = bottom.as_ref()[k];
                 if STREAM {
                     _mm256_stream_si256(row, a);
                     _mm256_stream_si256(row.add(1), b);
