@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Extra CI checks, run by .ci/run when present: ONNX's own backend conformance cases for
-# Sign and IsInf, through `ewise onnx-test` (onnx 1.22.0 in target/onnx-venv provides them).
+# Sign and IsInf, through `ewise onnx-test` (onnx 1.22.0 in target/onnx-venv provides them),
+# and the layout tests again on the portable kernels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,3 +13,8 @@ cargo run --release -q -p ewise-cli -- onnx-test \
     "$data/node/test_isinf_negative" \
     "$data/node/test_isinf_float16" \
     "$data/simple/test_sign_model"
+
+# The portable kernels (what machines without AVX2 run) through the layout walks,
+# transposes included: the kernel tests compare every instruction set, but a walk uses
+# the one chosen for its process.
+EWISE_FORCE_PORTABLE=1 cargo test -q -p ewise-cpu --test large --test strided
