@@ -160,6 +160,16 @@ pub enum Error {
         /// All strides.
         strides: Vec<u32>,
     },
+    /// Output strides that place two elements at one address (without a zero stride).
+    #[error("{operator}: OutputTensor Strides {} place more than one element of Sizes {} at one address (each output element needs its own bytes; strides that nest, each at least the extent of the smaller ones, always do)", dims(.strides), dims(.sizes))]
+    OverlappingOutput {
+        /// The operator.
+        operator: OperatorType,
+        /// The sizes.
+        sizes: Vec<u32>,
+        /// The strides.
+        strides: Vec<u32>,
+    },
     /// TotalTensorSizeInBytes below the minimum the layout needs.
     #[error("{operator}: {tensor} TotalTensorSizeInBytes {given} is too small (at least {required} required by its sizes, strides and data type)")]
     TotalSizeTooSmall {

@@ -23,9 +23,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod binding;
 pub mod dtype;
 pub mod element;
 pub mod error;
+pub mod layout;
 pub mod level;
 pub mod operator;
 pub mod reference;
@@ -33,6 +35,7 @@ pub mod support;
 pub mod tensor;
 pub mod validate;
 
+pub use binding::{check_bindings, Bindings, BufferBinding, Placement, DEFAULT_BINDING_ALIGNMENT};
 pub use dtype::DataType;
 pub use element::Element;
 pub use error::{Error, HazardKind, Result};

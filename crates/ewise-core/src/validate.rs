@@ -1,6 +1,7 @@
 //! Validation of operator descriptions against a feature level and the support tables.
 
 use crate::error::{Error, Result};
+use crate::layout::output_overlaps;
 use crate::level::FeatureLevel;
 use crate::operator::{OperatorDesc, OperatorType, TensorRole};
 use crate::support::{OperatorSupport, SupportRow, MAX_STRICT_ELEMENTS};
@@ -161,6 +162,14 @@ impl Rules<'_> {
                     return Err(Error::ZeroOutputStride {
                         operator,
                         dimension,
+                        strides: strides.clone(),
+                    });
+                }
+                let wide: Vec<u64> = strides.iter().map(|&s| s.into()).collect();
+                if output_overlaps(&desc.sizes, &wide) {
+                    return Err(Error::OverlappingOutput {
+                        operator,
+                        sizes: desc.sizes.clone(),
                         strides: strides.clone(),
                     });
                 }

@@ -129,34 +129,6 @@ impl<'a> From<&'a mut Vec<u8>> for BufferRef<'a> {
     }
 }
 
-/// `DML_BUFFER_BINDING`: a range of one of the buffers given to an execution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct BufferBinding {
-    /// Index of the buffer in the execution's buffer list.
-    pub buffer: usize,
-    /// Byte offset of the tensor's base: a multiple of 16, or of the tensor's
-    /// GuaranteedBaseOffsetAlignment when that is given.
-    pub offset: u64,
-    /// Bytes bound: at least the tensor's TotalTensorSizeInBytes.
-    pub size_in_bytes: u64,
-}
-
-impl BufferBinding {
-    /// A binding of `size_in_bytes` bytes at `offset` in buffer number `buffer`.
-    pub const fn new(buffer: usize, offset: u64, size_in_bytes: u64) -> BufferBinding {
-        BufferBinding {
-            buffer,
-            offset,
-            size_in_bytes,
-        }
-    }
-
-    /// One past the last bound byte, or `None` on overflow.
-    pub(crate) fn end(&self) -> Option<u64> {
-        self.offset.checked_add(self.size_in_bytes)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

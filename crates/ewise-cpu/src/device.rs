@@ -1,21 +1,18 @@
 //! The DirectML-style path: device -> operator -> compiled operator -> execute.
 
 use ewise_core::{
-    validate, Error, Extensions, FeatureLevel, HazardKind, NanPolicy, OperatorDesc,
-    OperatorSupport, OperatorType, Result, TensorDesc, TensorRole,
+    check_bindings, validate, BufferBinding, Error, Extensions, FeatureLevel, NanPolicy,
+    OperatorDesc, OperatorSupport, OperatorType, Placement, Result, TensorDesc, TensorRole,
 };
 
 use std::sync::Arc;
 
 use rayon::ThreadPool;
 
-use crate::buffer::{BufferBinding, BufferRef};
+use crate::buffer::BufferRef;
 use crate::kernels::{self, Kernel};
-use crate::layout::{Part, Plan, Source};
 use crate::parallel::{self, Parallelism, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES};
-
-/// Binding offsets must be multiples of this unless a tensor guarantees another alignment.
-pub const DEFAULT_BINDING_ALIGNMENT: u64 = 16;
+use crate::walk::{Part, Plan, Source};
 
 /// A CPU device that behaves as a DirectML device of one feature level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,32 +316,21 @@ impl CompiledOperator {
         outputs: &[BufferBinding],
     ) -> Result<()> {
         let operator = self.operator;
-        let count = |role, given: usize| {
-            if given == 1 {
-                Ok(())
-            } else {
-                Err(Error::BindingCount {
-                    operator,
-                    role,
-                    given,
-                    expected: 1,
-                })
-            }
-        };
-        count(TensorRole::Input, inputs.len())?;
-        count(TensorRole::Output, outputs.len())?;
-        let (inb, outb) = (inputs[0], outputs[0]);
-        self.check_binding(buffers, TensorRole::Input, &self.input, inb)?;
-        self.check_binding(buffers, TensorRole::Output, &self.output, outb)?;
+        let lens = |i: usize| buffers.get(i).map(|b| b.len() as u64);
+        let bound = check_bindings(
+            operator,
+            (&self.input, &self.output),
+            (inputs, outputs),
+            lens,
+            buffers.len(),
+        )?;
+        let (inb, outb) = (bound.input, bound.output);
         // Ranges are inside their buffers, so offsets and ends fit in usize.
         let in_range = inb.offset as usize..(inb.offset + inb.size_in_bytes) as usize;
         let out_range = outb.offset as usize..(outb.offset + outb.size_in_bytes) as usize;
         if inb.buffer == outb.buffer {
             let buffer = writable(buffers, outb.buffer, operator)?;
-            if in_range == out_range && !in_range.is_empty() {
-                if !self.in_place {
-                    return Err(self.hazard(HazardKind::InPlaceNotSupported, inb, outb));
-                }
+            if bound.placement(operator, self.in_place)? == Placement::InPlace {
                 let data = &mut buffer[out_range];
                 if self.same_layout {
                     self.run(None, data);
@@ -353,9 +339,6 @@ impl CompiledOperator {
                     self.run(Some(&copy), data);
                 }
                 return Ok(());
-            }
-            if in_range.start < out_range.end && out_range.start < in_range.end {
-                return Err(self.hazard(HazardKind::PartialOverlap, inb, outb));
             }
             let (src, dst) = split_disjoint(buffer, in_range, out_range);
             self.run(Some(src), dst);
@@ -437,65 +420,6 @@ impl CompiledOperator {
                 tensor,
                 given: len as u64,
                 required,
-            });
-        }
-        Ok(())
-    }
-
-    fn hazard(&self, kind: HazardKind, inb: BufferBinding, outb: BufferBinding) -> Error {
-        Error::Hazard {
-            operator: self.operator,
-            kind,
-            buffer: inb.buffer,
-            input_offset: inb.offset,
-            input_size: inb.size_in_bytes,
-            output_offset: outb.offset,
-            output_size: outb.size_in_bytes,
-        }
-    }
-
-    fn check_binding(
-        &self,
-        buffers: &[BufferRef<'_>],
-        tensor: TensorRole,
-        desc: &TensorDesc,
-        b: BufferBinding,
-    ) -> Result<()> {
-        let operator = self.operator;
-        let buffer = buffers.get(b.buffer).ok_or(Error::BindingBufferIndex {
-            operator,
-            tensor,
-            buffer: b.buffer,
-            count: buffers.len(),
-        })?;
-        let alignment = match desc.guaranteed_base_offset_alignment {
-            0 => DEFAULT_BINDING_ALIGNMENT,
-            a => u64::from(a),
-        };
-        if !b.offset.is_multiple_of(alignment) {
-            return Err(Error::BindingOffsetAlignment {
-                operator,
-                tensor,
-                offset: b.offset,
-                alignment,
-            });
-        }
-        if b.size_in_bytes < desc.total_tensor_size_in_bytes {
-            return Err(Error::BindingTooSmall {
-                operator,
-                tensor,
-                given: b.size_in_bytes,
-                required: desc.total_tensor_size_in_bytes,
-            });
-        }
-        let buffer_len = buffer.len() as u64;
-        if b.end().is_none_or(|end| end > buffer_len) {
-            return Err(Error::BindingOutOfRange {
-                operator,
-                tensor,
-                offset: b.offset,
-                size: b.size_in_bytes,
-                buffer_len,
             });
         }
         Ok(())

@@ -41,11 +41,11 @@ pub mod baseline;
 mod buffer;
 mod device;
 mod kernels;
-mod layout;
 mod parallel;
+mod walk;
 
-pub use buffer::{Buffer, BufferBinding, BufferRef};
-pub use device::{CompiledOperator, Device, DeviceBuilder, Operator, DEFAULT_BINDING_ALIGNMENT};
+pub use buffer::{Buffer, BufferRef};
+pub use device::{CompiledOperator, Device, DeviceBuilder, Operator};
 pub use ewise_core::*;
 pub use kernels::isa::{selected as instruction_set, InstructionSet, FORCE_PORTABLE_ENV};
 pub use parallel::{Parallelism, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES};

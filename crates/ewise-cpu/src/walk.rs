@@ -6,6 +6,8 @@
 //! hands the kernel plain byte slices: contiguous runs directly, other runs (broadcast or
 //! transposed inputs, padded outputs) gathered into and scattered from aligned chunks.
 
+use ewise_core::layout::simplify;
+pub(crate) use ewise_core::layout::Dim;
 use ewise_core::support::MAX_EXTENDED_DIMENSIONS;
 
 use crate::kernels::stream::{self, prefetch_l2};
@@ -13,14 +15,6 @@ use crate::kernels::Kernel;
 
 /// Elements per gather/scatter chunk.
 const CHUNK: usize = 512;
-
-/// One dimension of a plan: a size and a stride (in elements) in each tensor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Dim {
-    pub size: u64,
-    pub in_stride: u64,
-    pub out_stride: u64,
-}
 
 /// Where a run's input comes from.
 pub(crate) enum Source<'a> {
@@ -51,63 +45,14 @@ impl Plan {
     /// Plans the walk over tensors of these sizes and strides (in elements), for a
     /// validated description: its element count and byte span fit in memory.
     pub fn new(sizes: &[u32], in_strides: &[u64], out_strides: &[u64]) -> Plan {
-        if sizes.contains(&0) {
-            return Plan {
-                dims: vec![Dim {
-                    size: 0,
-                    in_stride: 1,
-                    out_stride: 1,
-                }],
-                elements: 0,
-            };
-        }
-        let elements = sizes.iter().map(|&s| u64::from(s)).product();
-        let mut dims: Vec<Dim> = sizes
-            .iter()
-            .zip(in_strides.iter().zip(out_strides))
-            .filter(|(&size, _)| size != 1)
-            .map(|(&size, (&in_stride, &out_stride))| Dim {
-                size: size.into(),
-                in_stride,
-                out_stride,
-            })
-            .collect();
-        dims.sort_by(|a, b| {
-            b.out_stride
-                .cmp(&a.out_stride)
-                .then(b.in_stride.cmp(&a.in_stride))
-        });
-        let mut merged: Vec<Dim> = Vec::with_capacity(dims.len().max(1));
-        for d in dims {
-            match merged.last_mut() {
-                Some(outer)
-                    if outer.in_stride == d.in_stride * d.size
-                        && outer.out_stride == d.out_stride * d.size =>
-                {
-                    outer.size *= d.size;
-                    outer.in_stride = d.in_stride;
-                    outer.out_stride = d.out_stride;
-                }
-                _ => merged.push(d),
-            }
-        }
-        if merged.is_empty() {
-            merged.push(Dim {
-                size: 1,
-                in_stride: 1,
-                out_stride: 1,
-            });
-        }
         Plan {
-            dims: merged,
-            elements,
+            dims: simplify(sizes, in_strides, out_strides),
+            elements: if sizes.contains(&0) {
+                0
+            } else {
+                sizes.iter().map(|&s| u64::from(s)).product()
+            },
         }
-    }
-
-    /// The merged dimensions, outermost first (at least one).
-    #[cfg(test)]
-    pub fn dims(&self) -> &[Dim] {
-        &self.dims
     }
 
     /// Splits the walk into at most `parts` pieces along the outermost dimension whose
@@ -444,42 +389,6 @@ fn scatter_n<const N: usize>(tmp: &[u8], dst: &mut [u8], first: usize, step: usi
 mod tests {
     use super::*;
 
-    fn d(size: u64, in_stride: u64, out_stride: u64) -> Dim {
-        Dim {
-            size,
-            in_stride,
-            out_stride,
-        }
-    }
-
-    #[test]
-    fn packed_merges_to_one_run() {
-        let p = Plan::new(&[2, 3, 4], &[12, 4, 1], &[12, 4, 1]);
-        assert_eq!(p.dims(), &[d(24, 1, 1)]);
-    }
-
-    #[test]
-    fn size_one_dims_vanish_and_scalars_are_one_run() {
-        let p = Plan::new(&[1, 5, 1], &[99, 1, 7], &[5, 1, 1]);
-        assert_eq!(p.dims(), &[d(5, 1, 1)]);
-        let p = Plan::new(&[], &[], &[]);
-        assert_eq!(p.dims(), &[d(1, 1, 1)]);
-    }
-
-    #[test]
-    fn transposed_input_orders_by_output() {
-        // Input is the transpose of a 3x4 array: sizes [4, 3], strides [1, 4].
-        let p = Plan::new(&[4, 3], &[1, 4], &[3, 1]);
-        assert_eq!(p.dims(), &[d(4, 1, 3), d(3, 4, 1)]);
-    }
-
-    #[test]
-    fn output_order_wins_over_given_order() {
-        // Output written column-major: the output's unit stride goes innermost.
-        let p = Plan::new(&[4, 3], &[3, 1], &[1, 4]);
-        assert_eq!(p.dims(), &[d(3, 1, 4), d(4, 3, 1)]);
-    }
-
     #[test]
     fn splits_are_disjoint_and_cover_everything() {
         let p = Plan::new(&[1000], &[1], &[1]);
@@ -500,13 +409,5 @@ mod tests {
         );
         assert_eq!(parts[1].in_start, 2 * 2);
         assert!(Plan::new(&[10], &[1], &[1]).split(4, 1, 1).is_empty());
-    }
-
-    #[test]
-    fn broadcast_and_padding_merge_where_possible() {
-        let p = Plan::new(&[2, 3, 4], &[0, 0, 0], &[12, 4, 1]);
-        assert_eq!(p.dims(), &[d(24, 0, 1)]);
-        let p = Plan::new(&[2, 3], &[8, 1], &[3, 1]);
-        assert_eq!(p.dims(), &[d(2, 8, 3), d(3, 1, 1)]);
     }
 }
