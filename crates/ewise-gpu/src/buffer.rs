@@ -1,0 +1,171 @@
+//! GPU buffers: made by ewise or wrapped from the caller's own `wgpu::Buffer`.
+
+use wgpu::util::DeviceExt;
+
+use crate::device::GpuDevice;
+use crate::error::{GpuError, Result};
+
+/// Usages of buffers that ewise makes: bound as storage, uploaded to and downloaded from.
+pub const BUFFER_USAGES: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// A buffer on a GPU device, the unit that bindings refer to (by index in an execution's
+/// buffer list). Its length is what bindings are checked against; the memory behind it
+/// is rounded up to whole 4-byte words.
+#[derive(Debug, Clone)]
+pub struct GpuBuffer {
+    buffer: wgpu::Buffer,
+    len: u64,
+}
+
+impl GpuBuffer {
+    /// A buffer of `len` zero bytes on `device`.
+    pub fn zeroed(device: &GpuDevice, len: u64) -> Result<GpuBuffer> {
+        let buffer = device.catch("creating a buffer", || {
+            device.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ewise buffer"),
+                size: len.div_ceil(4).max(1) * 4,
+                usage: BUFFER_USAGES,
+                mapped_at_creation: false,
+            })
+        })?;
+        Ok(GpuBuffer { buffer, len })
+    }
+
+    /// A buffer holding a copy of `bytes` (uploaded when the device's queue next runs).
+    pub fn from_bytes(device: &GpuDevice, bytes: &[u8]) -> Result<GpuBuffer> {
+        let mut padded = bytes.to_vec();
+        padded.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
+        let buffer = device.catch("creating a buffer", || {
+            device
+                .wgpu_device()
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("ewise buffer"),
+                    contents: &padded,
+                    usage: BUFFER_USAGES,
+                })
+        })?;
+        Ok(GpuBuffer {
+            buffer,
+            len: bytes.len() as u64,
+        })
+    }
+
+    /// Wraps a caller's buffer, made on the same wgpu device as the [`GpuDevice`] it will
+    /// be used with, without copying. It needs the `STORAGE` usage (plus `COPY_SRC` to
+    /// be read back with [`GpuBuffer::read`], `COPY_DST` to be written with
+    /// [`GpuBuffer::write`]) and a size that is a multiple of 4 bytes.
+    pub fn from_wgpu(buffer: wgpu::Buffer) -> Result<GpuBuffer> {
+        if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return Err(GpuError::ForeignBuffer {
+                reason: format!(
+                    "its usages {:?} lack STORAGE, which binding it to a compute kernel needs",
+                    buffer.usage()
+                ),
+            });
+        }
+        if !buffer.size().is_multiple_of(4) {
+            return Err(GpuError::ForeignBuffer {
+                reason: format!(
+                    "its size {} is not a multiple of 4 bytes, which its last word's binding needs",
+                    buffer.size()
+                ),
+            });
+        }
+        let len = buffer.size();
+        Ok(GpuBuffer { buffer, len })
+    }
+
+    /// The length in bytes that bindings are checked against.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when the buffer holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The wgpu buffer behind it.
+    pub fn wgpu_buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    fn transfer_range(&self, what: &'static str, offset: u64, len: u64) -> Result<u64> {
+        let end = offset.checked_add(len).filter(|&e| e <= self.len);
+        let whole = offset.is_multiple_of(4) && (len.is_multiple_of(4) || end == Some(self.len));
+        match end {
+            Some(_) if whole => Ok(len.div_ceil(4) * 4),
+            _ => Err(GpuError::Transfer {
+                what,
+                offset,
+                len,
+                buffer_len: self.len,
+            }),
+        }
+    }
+
+    /// Writes `bytes` at `offset` (a multiple of 4; the length too, unless it reaches
+    /// the buffer's end), in queue order: before work submitted after this call.
+    pub fn write(&self, device: &GpuDevice, offset: u64, bytes: &[u8]) -> Result<()> {
+        let padded_len = self.transfer_range("upload", offset, bytes.len() as u64)?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let mut padded = bytes.to_vec();
+        padded.resize(padded_len as usize, 0);
+        device.catch("uploading to a buffer", || {
+            device
+                .wgpu_queue()
+                .write_buffer(&self.buffer, offset, &padded)
+        })
+    }
+
+    /// All of the buffer's bytes, after the work submitted so far.
+    pub fn read(&self, device: &GpuDevice) -> Result<Vec<u8>> {
+        self.read_range(device, 0, self.len)
+    }
+
+    /// `len` bytes from `offset` (a multiple of 4; the length too, unless it reaches the
+    /// buffer's end), after the work submitted so far.
+    pub fn read_range(&self, device: &GpuDevice, offset: u64, len: u64) -> Result<Vec<u8>> {
+        let padded_len = self.transfer_range("download", offset, len)?;
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let during = "downloading a buffer";
+        let wgpu_device = device.wgpu_device();
+        let staging = device.catch(during, || {
+            let staging = wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ewise download"),
+                size: padded_len,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&self.buffer, offset, &staging, 0, padded_len);
+            device.wgpu_queue().submit([encoder.finish()]);
+            staging
+        })?;
+        let (sender, receiver) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = sender.send(r);
+        });
+        device.wait(during)?;
+        receiver
+            .recv()
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+            .map_err(|message| GpuError::Wgpu { during, message })?;
+        let bytes = {
+            let view = staging.get_mapped_range(..).map_err(|e| GpuError::Wgpu {
+                during,
+                message: e.to_string(),
+            })?;
+            view[..len as usize].to_vec()
+        };
+        staging.unmap();
+        Ok(bytes)
+    }
+}

@@ -1,0 +1,528 @@
+//! The GPU device: adapter choice, the wgpu device and queue, limits, the DirectML
+//! feature level, and the cache of compiled pipelines.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use ewise_core::{validate, Error, Extensions, FeatureLevel, NanPolicy, OperatorDesc};
+
+use crate::error::{GpuError, Result};
+use crate::operator::GpuOperator;
+use crate::shader::{self, KernelKey};
+
+/// Environment variable naming the backends to try, as a comma list (`vulkan`, `metal`,
+/// `dx12`), when the builder names none.
+pub const BACKEND_ENV: &str = "EWISE_GPU_BACKEND";
+
+/// Environment variable holding part of the adapter's name to pick (case-insensitive),
+/// when the builder names none. Naming a software adapter (`llvmpipe`) selects it.
+pub const ADAPTER_ENV: &str = "EWISE_GPU_ADAPTER";
+
+const HINT: &str = "Install a GPU driver with Vulkan (Linux, Windows), Metal (macOS) or \
+    D3D12 (Windows); on a machine without a GPU, Mesa's software Vulkan driver lavapipe \
+    (Debian: apt-get install mesa-vulkan-drivers libvulkan1) runs everything, slowly, \
+    when asked for with EWISE_GPU_ADAPTER=llvmpipe or allow_software";
+
+/// What the chosen adapter is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterSummary {
+    /// The adapter's name, e.g. `NVIDIA H100 80GB HBM3` or `llvmpipe (LLVM 15.0.6, 256 bits)`.
+    pub name: String,
+    /// The graphics API it runs through.
+    pub backend: wgpu::Backend,
+    /// Discrete, integrated, virtual, CPU (software) or other.
+    pub device_type: wgpu::DeviceType,
+    /// The driver's name.
+    pub driver: String,
+    /// The driver's version text.
+    pub driver_info: String,
+}
+
+impl AdapterSummary {
+    fn of(info: &wgpu::AdapterInfo) -> AdapterSummary {
+        AdapterSummary {
+            name: info.name.clone(),
+            backend: info.backend,
+            device_type: info.device_type,
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+        }
+    }
+
+    /// True for software renderers (lavapipe, llvmpipe, WARP): correct, but not a GPU.
+    pub fn is_software(&self) -> bool {
+        self.device_type == wgpu::DeviceType::Cpu
+    }
+}
+
+impl fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({:?}, {:?}{}, driver {} {})",
+            self.name,
+            self.backend,
+            self.device_type,
+            if self.is_software() { ", software" } else { "" },
+            self.driver,
+            self.driver_info
+        )
+    }
+}
+
+/// Options for creating a [`GpuDevice`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuDeviceBuilder {
+    backends: Option<wgpu::Backends>,
+    adapter: Option<String>,
+    allow_software: bool,
+    level: FeatureLevel,
+    min_level: FeatureLevel,
+    extensions: Extensions,
+    nan_policy: NanPolicy,
+    max_binding_size: Option<u64>,
+}
+
+impl Default for GpuDeviceBuilder {
+    fn default() -> Self {
+        GpuDeviceBuilder {
+            backends: None,
+            adapter: None,
+            allow_software: false,
+            level: FeatureLevel::LATEST,
+            min_level: FeatureLevel::L1_0,
+            extensions: Extensions::Disabled,
+            nan_policy: NanPolicy::Zero,
+            max_binding_size: None,
+        }
+    }
+}
+
+impl GpuDeviceBuilder {
+    /// The backends to try (default: [`BACKEND_ENV`] if set, else all compiled in).
+    pub fn backends(mut self, backends: wgpu::Backends) -> Self {
+        self.backends = Some(backends);
+        self
+    }
+
+    /// Part of the adapter's name to pick, case-insensitive (default: [`ADAPTER_ENV`] if
+    /// set, else the best adapter: discrete, then integrated, then virtual GPUs).
+    pub fn adapter(mut self, name: impl Into<String>) -> Self {
+        self.adapter = Some(name.into());
+        self
+    }
+
+    /// Whether a software adapter (lavapipe, llvmpipe, WARP) may be chosen when no name
+    /// is given (default false: only when no other adapter exists).
+    pub fn allow_software(mut self, allow: bool) -> Self {
+        self.allow_software = allow;
+        self
+    }
+
+    /// The highest DirectML feature level the device supports (default 6_4).
+    pub fn feature_level(mut self, level: FeatureLevel) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// The minimum level the caller needs; [`GpuDeviceBuilder::build`] fails below it.
+    pub fn min_feature_level(mut self, level: FeatureLevel) -> Self {
+        self.min_level = level;
+        self
+    }
+
+    /// Whether operators may use the ewise extensions.
+    pub fn extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// The NaN policy new SIGN operators start with (default [`NanPolicy::Zero`]).
+    pub fn nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.nan_policy = policy;
+        self
+    }
+
+    /// Caps the bytes one binding window may span below the adapter's limit, so that
+    /// splitting large tensors can be tested on small ones. Values below 256 bytes plus
+    /// the adapter's storage offset alignment are raised to that.
+    pub fn max_binding_size(mut self, bytes: u64) -> Self {
+        self.max_binding_size = Some(bytes);
+        self
+    }
+
+    /// Chooses an adapter and opens a device on it.
+    pub fn build(self) -> Result<GpuDevice> {
+        pollster::block_on(self.build_async())
+    }
+
+    fn check_level(&self) -> Result<()> {
+        if self.level < self.min_level {
+            return Err(Error::FeatureLevelUnavailable {
+                requested: self.min_level,
+                supported: self.level,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    async fn build_async(self) -> Result<GpuDevice> {
+        self.check_level()?;
+        let backends = match self.backends {
+            Some(b) => b,
+            None => backends_from_env()?.unwrap_or(wgpu::Backends::all()),
+        };
+        let name = self
+            .adapter
+            .clone()
+            .or_else(|| std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty()));
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapters = instance.enumerate_adapters(backends).await;
+        let infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(|a| a.get_info()).collect();
+        let chosen = choose(&infos, name.as_deref(), self.allow_software);
+        let Some(index) = chosen else {
+            let found = if infos.is_empty() {
+                "none".to_string()
+            } else {
+                infos
+                    .iter()
+                    .map(|i| AdapterSummary::of(i).to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            return Err(GpuError::NoAdapter {
+                tried: format!(
+                    "backends {backends:?}, adapter name {}, software adapters {}",
+                    name.as_deref()
+                        .map_or("any".to_string(), |n| format!("containing {n:?}")),
+                    if self.allow_software || name.is_some() {
+                        "allowed"
+                    } else {
+                        "only if nothing else exists"
+                    }
+                ),
+                found,
+                hint: HINT,
+            });
+        };
+        let adapter = &adapters[index];
+        let summary = AdapterSummary::of(&infos[index]);
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("ewise"),
+                required_features: wgpu::Features::empty(),
+                required_limits: limits,
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| GpuError::DeviceRequest {
+                adapter: summary.name.clone(),
+                message: e.to_string(),
+            })?;
+        let uncaptured = Arc::new(Mutex::new(None));
+        let sink = Arc::clone(&uncaptured);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut slot) = sink.lock() {
+                slot.get_or_insert(e.to_string());
+            }
+        }));
+        Ok(GpuDevice::assemble(
+            device,
+            queue,
+            summary,
+            &self,
+            Some(uncaptured),
+        ))
+    }
+
+    /// Wraps a wgpu device and queue the caller already has, so that the operators run on
+    /// the caller's own buffers ([`crate::GpuBuffer::from_wgpu`]). The device keeps the
+    /// caller's uncaptured-error handler; errors of ewise's own work are caught in error
+    /// scopes and returned.
+    pub fn from_wgpu(
+        self,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: &wgpu::AdapterInfo,
+    ) -> Result<GpuDevice> {
+        self.check_level()?;
+        Ok(GpuDevice::assemble(
+            device,
+            queue,
+            AdapterSummary::of(adapter),
+            &self,
+            None,
+        ))
+    }
+}
+
+/// The backends named by [`BACKEND_ENV`], if it is set.
+fn backends_from_env() -> Result<Option<wgpu::Backends>> {
+    let Ok(value) = std::env::var(BACKEND_ENV) else {
+        return Ok(None);
+    };
+    let mut backends = wgpu::Backends::empty();
+    for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        backends |= match part.to_ascii_lowercase().as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            _ => {
+                return Err(GpuError::Environment {
+                    variable: BACKEND_ENV,
+                    value,
+                    accepted: "a comma list of vulkan, metal, dx12",
+                })
+            }
+        };
+    }
+    Ok(Some(backends))
+}
+
+/// The index of the adapter to use: the first whose name contains `name`
+/// (case-insensitive) if given, else the best by device type, software ones only when
+/// allowed or alone.
+fn choose(infos: &[wgpu::AdapterInfo], name: Option<&str>, allow_software: bool) -> Option<usize> {
+    if let Some(name) = name {
+        let name = name.to_lowercase();
+        return infos
+            .iter()
+            .position(|i| i.name.to_lowercase().contains(&name));
+    }
+    let rank = |t: wgpu::DeviceType| match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    };
+    let hardware = infos.iter().any(|i| i.device_type != wgpu::DeviceType::Cpu);
+    infos
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.device_type != wgpu::DeviceType::Cpu || allow_software || !hardware)
+        .min_by_key(|(_, i)| rank(i.device_type))
+        .map(|(k, _)| k)
+}
+
+/// Limits that shape how operators are split and dispatched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DispatchLimits {
+    /// Bytes one storage binding may span.
+    pub binding: u64,
+    /// What a storage binding's offset must be a multiple of.
+    pub storage_alignment: u64,
+    /// What a uniform binding's offset must be a multiple of.
+    pub uniform_alignment: u64,
+    /// Workgroups along one grid dimension.
+    pub workgroups: u32,
+}
+
+pub(crate) struct Shared {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: AdapterSummary,
+    pub limits: DispatchLimits,
+    level: FeatureLevel,
+    extensions: Extensions,
+    nan_policy: NanPolicy,
+    pipelines: Mutex<HashMap<KernelKey, Arc<wgpu::ComputePipeline>>>,
+    /// The first error that reached the device's uncaptured-error handler (for devices
+    /// ewise opened itself).
+    uncaptured: Option<Arc<Mutex<Option<String>>>>,
+}
+
+/// A GPU that behaves as a DirectML device of one feature level. Cheap to clone: clones
+/// share the wgpu device, its queue and the pipeline cache.
+#[derive(Clone)]
+pub struct GpuDevice {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl fmt::Debug for GpuDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GpuDevice")
+            .field("adapter", &self.shared.adapter)
+            .field("level", &self.shared.level)
+            .field("extensions", &self.shared.extensions)
+            .finish()
+    }
+}
+
+impl GpuDevice {
+    fn assemble(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: AdapterSummary,
+        options: &GpuDeviceBuilder,
+        uncaptured: Option<Arc<Mutex<Option<String>>>>,
+    ) -> GpuDevice {
+        let l = device.limits();
+        let storage_alignment = u64::from(l.min_storage_buffer_offset_alignment);
+        let mut binding = u64::from(l.max_storage_buffer_binding_size).min(l.max_buffer_size);
+        if let Some(cap) = options.max_binding_size {
+            binding = binding.min(cap.max(256 + storage_alignment));
+        }
+        GpuDevice {
+            shared: Arc::new(Shared {
+                device,
+                queue,
+                adapter,
+                limits: DispatchLimits {
+                    binding: binding & !3,
+                    storage_alignment,
+                    uniform_alignment: u64::from(l.min_uniform_buffer_offset_alignment),
+                    workgroups: l.max_compute_workgroups_per_dimension,
+                },
+                level: options.level,
+                extensions: options.extensions,
+                nan_policy: options.nan_policy,
+                pipelines: Mutex::new(HashMap::new()),
+                uncaptured,
+            }),
+        }
+    }
+
+    /// The best hardware adapter (or what [`BACKEND_ENV`] and [`ADAPTER_ENV`] ask for)
+    /// as a strict DirectML device at feature level 6_4.
+    pub fn new() -> Result<GpuDevice> {
+        GpuDevice::builder().build()
+    }
+
+    /// Options for a device.
+    pub fn builder() -> GpuDeviceBuilder {
+        GpuDeviceBuilder::default()
+    }
+
+    /// Which adapter runs this device's work.
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.shared.adapter
+    }
+
+    /// The wgpu device, for callers who make their own buffers and encoders.
+    pub fn wgpu_device(&self) -> &wgpu::Device {
+        &self.shared.device
+    }
+
+    /// The wgpu queue that [`crate::GpuCompiledOperator::execute`] submits to.
+    pub fn wgpu_queue(&self) -> &wgpu::Queue {
+        &self.shared.queue
+    }
+
+    /// Bytes one binding window spans at most: tensors that span more are split.
+    pub fn max_binding_size(&self) -> u64 {
+        self.shared.limits.binding
+    }
+
+    /// The device's feature level.
+    pub fn feature_level(&self) -> FeatureLevel {
+        self.shared.level
+    }
+
+    /// Whether the device accepts the ewise extensions.
+    pub fn extensions(&self) -> Extensions {
+        self.shared.extensions
+    }
+
+    /// The NaN policy new SIGN operators start with.
+    pub fn nan_policy(&self) -> NanPolicy {
+        self.shared.nan_policy
+    }
+
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest of `requested` that this device supports.
+    pub fn check_feature_levels(&self, requested: &[FeatureLevel]) -> Option<FeatureLevel> {
+        requested
+            .iter()
+            .copied()
+            .filter(|&l| l <= self.shared.level)
+            .max()
+    }
+
+    /// Validates `desc` at this device's level and creates the operator.
+    pub fn create_operator(&self, desc: &OperatorDesc) -> Result<GpuOperator> {
+        validate(desc, self.shared.level, self.shared.extensions)?;
+        Ok(GpuOperator::new(
+            self.clone(),
+            desc.clone(),
+            self.shared.nan_policy,
+        ))
+    }
+
+    /// The pipeline for `key`, built on first use.
+    pub(crate) fn pipeline(&self, key: &KernelKey) -> Result<Arc<wgpu::ComputePipeline>> {
+        let mut cache = self
+            .shared
+            .pipelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = cache.get(key) {
+            return Ok(Arc::clone(p));
+        }
+        let device = &self.shared.device;
+        let pipeline = self.catch("building a compute pipeline", || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("ewise kernel"),
+                source: wgpu::ShaderSource::Wgsl(shader::source(key).into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("ewise kernel"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })?;
+        let pipeline = Arc::new(pipeline);
+        cache.insert(*key, Arc::clone(&pipeline));
+        Ok(pipeline)
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes; the first error either
+    /// catches (or that reached the uncaptured handler meanwhile) is returned.
+    pub(crate) fn catch<T>(&self, during: &'static str, f: impl FnOnce() -> T) -> Result<T> {
+        let device = &self.shared.device;
+        let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        let first = pollster::block_on(validation.pop());
+        let second = pollster::block_on(memory.pop());
+        if let Some(e) = first.or(second) {
+            return Err(GpuError::Wgpu {
+                during,
+                message: e.to_string(),
+            });
+        }
+        self.take_uncaptured(during)?;
+        Ok(value)
+    }
+
+    /// An error that reached the uncaptured handler, as a [`GpuError::Wgpu`].
+    pub(crate) fn take_uncaptured(&self, during: &'static str) -> Result<()> {
+        if let Some(slot) = &self.shared.uncaptured {
+            if let Some(message) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                return Err(GpuError::Wgpu { during, message });
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until the queue's work so far has finished.
+    pub(crate) fn wait(&self, during: &'static str) -> Result<()> {
+        self.shared
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Wgpu {
+                during,
+                message: e.to_string(),
+            })?;
+        self.take_uncaptured(during)
+    }
+}

@@ -1,0 +1,69 @@
+//! The GPU backend's errors: the same values as the CPU backend for the same mistakes in
+//! descriptions and bindings, plus what only a GPU can get wrong.
+
+/// Everything the GPU backend can refuse or fail at.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// A description, feature level or binding mistake: exactly the error the CPU
+    /// backend gives for it.
+    #[error(transparent)]
+    Op(#[from] ewise_core::Error),
+    /// No adapter matched the request.
+    #[error("no GPU adapter found: tried {tried}; found {found}. {hint}")]
+    NoAdapter {
+        /// What was asked for (backends, name filter, software allowed or not).
+        tried: String,
+        /// The adapters that were seen and why each was passed over, or "none".
+        found: String,
+        /// How to get one.
+        hint: &'static str,
+    },
+    /// The adapter refused to open a device.
+    #[error("the GPU adapter {adapter} refused to open a device: {message}")]
+    DeviceRequest {
+        /// The adapter's name.
+        adapter: String,
+        /// wgpu's message.
+        message: String,
+    },
+    /// An environment variable holds a value that is not understood.
+    #[error("{variable}={value} is not understood (accepted: {accepted})")]
+    Environment {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may hold.
+        accepted: &'static str,
+    },
+    /// A caller's `wgpu::Buffer` cannot be used as an ewise buffer.
+    #[error("this wgpu::Buffer cannot be used: {reason}")]
+    ForeignBuffer {
+        /// What is missing.
+        reason: String,
+    },
+    /// A buffer upload or download outside the buffer or off its 4-byte words.
+    #[error("buffer {what} of {len} bytes at offset {offset} does not fit a buffer of {buffer_len} bytes in whole 4-byte words (the offset must be a multiple of 4, and the length too unless it reaches the buffer's end)")]
+    Transfer {
+        /// "upload" or "download".
+        what: &'static str,
+        /// The offset asked for.
+        offset: u64,
+        /// The length asked for.
+        len: u64,
+        /// The buffer's length.
+        buffer_len: u64,
+    },
+    /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
+    #[error("wgpu error while {during}: {message}")]
+    Wgpu {
+        /// What ewise was doing.
+        during: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+}
+
+/// `Result` with [`GpuError`].
+pub type Result<T, E = GpuError> = std::result::Result<T, E>;

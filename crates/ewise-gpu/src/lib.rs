@@ -1,0 +1,50 @@
+//! # ewise-gpu
+//!
+//! DirectML's `ELEMENT_WISE_SIGN` and `ELEMENT_WISE_IS_INFINITY` on any GPU through
+//! [`wgpu`] (Vulkan, Metal, D3D12), giving exactly the bits of the CPU backend and of
+//! `ewise-core`'s reference for every description the CPU backend accepts.
+//!
+//! The path is DirectML's: a [`GpuDevice`] at a feature level validates an
+//! [`OperatorDesc`](ewise_core::OperatorDesc) into a [`GpuOperator`], which compiles
+//! once into a [`GpuCompiledOperator`]; that records into a caller's
+//! `wgpu::CommandEncoder` (DirectML's `RecordDispatch`) or executes (submit and wait)
+//! with the same [`BufferBinding`](ewise_core::BufferBinding)s, rules and errors as the
+//! CPU backend.
+//!
+//! ```no_run
+//! use ewise_core::{BufferBinding, DataType, OperatorDesc, TensorDesc};
+//! use ewise_gpu::{GpuBuffer, GpuDevice};
+//!
+//! let device = GpuDevice::new()?; // the best hardware GPU
+//! println!("running on {}", device.adapter());
+//! let t = TensorDesc::new(DataType::Float32, &[1, 4]);
+//! let sign = device.create_operator(&OperatorDesc::sign(t.clone(), t))?.compile()?;
+//! let values = [-3.0f32, -0.0, 0.5, f32::NAN];
+//! let input = GpuBuffer::from_bytes(&device, bytemuck::cast_slice(&values))?;
+//! let output = GpuBuffer::zeroed(&device, 16)?;
+//! let whole = BufferBinding::new(0, 0, 16);
+//! let out = BufferBinding { buffer: 1, ..whole };
+//! sign.execute(&[&input, &output], &[whole], &[out])?;
+//! let result: Vec<f32> = bytemuck::cast_slice(&output.read(&device)?).to_vec();
+//! assert_eq!(result, [-1.0, 0.0, 1.0, 0.0]); // NaN gives +0 under DirectML's policy
+//! # Ok::<(), ewise_gpu::GpuError>(())
+//! ```
+//!
+//! Kernels are WGSL over 32-bit words with bit operations only, so every adapter runs
+//! every data type without optional features. Tensors larger than one binding window or
+//! one dispatch grid are split into several dispatches, with the same bits.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod buffer;
+mod chunk;
+mod device;
+mod error;
+mod operator;
+mod shader;
+
+pub use buffer::{GpuBuffer, BUFFER_USAGES};
+pub use device::{AdapterSummary, GpuDevice, GpuDeviceBuilder, ADAPTER_ENV, BACKEND_ENV};
+pub use error::{GpuError, Result};
+pub use operator::{GpuCompiledOperator, GpuOperator};
+pub use wgpu;

@@ -1,0 +1,516 @@
+//! Operators on a GPU: create -> compile -> record into an encoder / execute.
+
+use std::sync::{Arc, OnceLock};
+
+use ewise_core::layout::{simplify, Dim};
+use ewise_core::{
+    check_bindings, BufferBinding, Error, FeatureLevel, NanPolicy, OperatorDesc, OperatorSupport,
+    OperatorType, Placement, TensorDesc, TensorRole,
+};
+use wgpu::util::DeviceExt;
+
+use crate::buffer::GpuBuffer;
+use crate::chunk::{self, Chunk, Limits};
+use crate::device::GpuDevice;
+use crate::error::Result;
+use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, WORKGROUP};
+
+/// Elements one dispatch handles at most, so that linear indices fit in 32 bits.
+const MAX_DISPATCH_ELEMENTS: u64 = 1 << 31;
+
+/// A validated operator on a GPU device, not yet compiled.
+#[derive(Debug, Clone)]
+pub struct GpuOperator {
+    device: GpuDevice,
+    desc: OperatorDesc,
+    nan_policy: NanPolicy,
+}
+
+impl GpuOperator {
+    pub(crate) fn new(device: GpuDevice, desc: OperatorDesc, nan_policy: NanPolicy) -> Self {
+        GpuOperator {
+            device,
+            desc,
+            nan_policy,
+        }
+    }
+
+    /// The description it was created from.
+    pub fn desc(&self) -> &OperatorDesc {
+        &self.desc
+    }
+
+    /// The NaN policy compilation will use (SIGN on float types only).
+    pub fn nan_policy(&self) -> NanPolicy {
+        self.nan_policy
+    }
+
+    /// This operator with another NaN policy.
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> GpuOperator {
+        self.nan_policy = policy;
+        self
+    }
+
+    /// Chooses the kernel, builds its pipeline (once per kernel key on the device) and
+    /// splits the walk into dispatches that fit the device's binding and grid limits.
+    pub fn compile(&self) -> Result<GpuCompiledOperator> {
+        GpuCompiledOperator::new(&self.device, &self.desc, self.nan_policy)
+    }
+}
+
+/// A compiled operator: records into command encoders or executes, any number of times.
+#[derive(Debug, Clone)]
+pub struct GpuCompiledOperator {
+    device: GpuDevice,
+    operator: OperatorType,
+    input: TensorDesc,
+    output: TensorDesc,
+    in_place: bool,
+    same_layout: bool,
+    key: KernelKey,
+    chunks: Vec<Chunk>,
+    /// Exact byte span of the input layout.
+    in_span: u64,
+    pipeline: Arc<wgpu::ComputePipeline>,
+    shared_pipeline: OnceLock<Arc<wgpu::ComputePipeline>>,
+}
+
+/// One dispatch: a pipeline, its bindings and its grid.
+struct Dispatch {
+    pipeline: Arc<wgpu::ComputePipeline>,
+    params: Vec<u32>,
+    /// The output binding's buffer, window offset and size.
+    dst: (wgpu::Buffer, u64, u64),
+    /// The input binding's, absent when the input is read through the output binding.
+    src: Option<(wgpu::Buffer, u64, u64)>,
+    grid: (u32, u32),
+}
+
+/// Where the input of an execution is read from.
+struct Source {
+    buffer: wgpu::Buffer,
+    offset: u64,
+    /// Read through the output's binding.
+    shared: bool,
+}
+
+/// A window of a buffer that a binding may cover: `[start, end)` bytes, and the offset of
+/// the first element from `start`.
+fn window(first_byte: u64, span_bytes: u64, alignment: u64) -> (u64, u64) {
+    let start = first_byte - first_byte % alignment;
+    (start, (first_byte + span_bytes).div_ceil(4) * 4)
+}
+
+impl GpuCompiledOperator {
+    fn new(
+        device: &GpuDevice,
+        desc: &OperatorDesc,
+        policy: NanPolicy,
+    ) -> Result<GpuCompiledOperator> {
+        let operator = desc.operator_type();
+        let (input, output) = (desc.input(), desc.output());
+        let op = match desc {
+            OperatorDesc::Sign(d) => Op::sign(d.input.data_type, policy),
+            OperatorDesc::IsInfinity(d) => Op::is_infinity(d.input.data_type, d.mode),
+        };
+        let unsupported = || Error::UnsupportedDataType {
+            operator,
+            tensor: TensorRole::Input,
+            given: input.data_type,
+            level: FeatureLevel::LATEST,
+            extensions: true,
+            supported: OperatorSupport::of(operator).extended.input_types,
+        };
+        let op = op.ok_or_else(unsupported)?;
+        let too_large = |tensor: TensorRole, t: &TensorDesc| Error::TensorTooLarge {
+            operator,
+            tensor,
+            sizes: t.sizes.clone(),
+            data_type: t.data_type,
+        };
+        let in_strides = input
+            .effective_strides()
+            .ok_or_else(|| too_large(TensorRole::Input, input))?;
+        let out_strides = output
+            .effective_strides()
+            .ok_or_else(|| too_large(TensorRole::Output, output))?;
+        let size_of = |t: &TensorDesc, role| {
+            t.data_type
+                .size_in_bytes()
+                .ok_or_else(|| too_large(role, t))
+        };
+        let in_size = size_of(input, TensorRole::Input)?;
+        let out_size = size_of(output, TensorRole::Output)?;
+        let same_layout = input.data_type == output.data_type
+            && input
+                .sizes
+                .iter()
+                .zip(in_strides.iter().zip(&out_strides))
+                .all(|(&size, (a, b))| size <= 1 || a == b);
+        let dims = simplify(&input.sizes, &in_strides, &out_strides);
+        let walk = match dims.as_slice() {
+            [d] if d.in_stride == 1 && d.out_stride == 1 => Walk::Contiguous,
+            _ => Walk::Strided {
+                dims: dims.len() as u32,
+            },
+        };
+        let key = KernelKey {
+            op,
+            in_size: in_size as u32,
+            out_size: out_size as u32,
+            walk,
+            shared: false,
+        };
+        let chunks = chunk::split(&dims, chunk_limits(device, (in_size, out_size)));
+        let pipeline = device.pipeline(&key)?;
+        Ok(GpuCompiledOperator {
+            device: device.clone(),
+            operator,
+            input: input.clone(),
+            output: output.clone(),
+            in_place: OperatorSupport::of(operator).in_place,
+            same_layout,
+            key,
+            chunks,
+            in_span: input.exact_span_in_bytes().unwrap_or(u64::MAX),
+            pipeline,
+            shared_pipeline: OnceLock::new(),
+        })
+    }
+
+    /// The operator this runs.
+    pub fn operator_type(&self) -> OperatorType {
+        self.operator
+    }
+
+    /// The input tensor's description.
+    pub fn input_desc(&self) -> &TensorDesc {
+        &self.input
+    }
+
+    /// The output tensor's description.
+    pub fn output_desc(&self) -> &TensorDesc {
+        &self.output
+    }
+
+    /// How many dispatches one execution records (more than one when the tensors span
+    /// more than one binding window or grid; 0 for empty tensors).
+    pub fn dispatches(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Records the operator into `encoder`, as DirectML's `RecordDispatch`: nothing runs
+    /// until the caller submits the encoder's commands to the device's queue, so many
+    /// operators can share one submission. Bindings follow the CPU backend's rules and
+    /// give its errors: one input and one output binding, buffer indices into `buffers`,
+    /// offsets that are multiples of 16 (or the tensor's GuaranteedBaseOffsetAlignment),
+    /// bound sizes of at least TotalTensorSizeInBytes inside their buffers, and no
+    /// hazards (the same non-empty range for input and output only for SIGN, in place).
+    /// Two entries of `buffers` holding the same wgpu buffer count as one buffer. Bytes of
+    /// the output range that no element covers are left as they were.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        buffers: &[&GpuBuffer],
+        inputs: &[BufferBinding],
+        outputs: &[BufferBinding],
+    ) -> Result<()> {
+        let operator = self.operator;
+        let bound = check_bindings(
+            operator,
+            (&self.input, &self.output),
+            (inputs, outputs),
+            |i| buffers.get(i).map(|b| b.len()),
+            buffers.len(),
+        )?;
+        let (mut inb, outb) = (bound.input, bound.output);
+        let (in_buffer, out_buffer) = (buffers[inb.buffer], buffers[outb.buffer]);
+        if in_buffer.wgpu_buffer() == out_buffer.wgpu_buffer() {
+            inb.buffer = outb.buffer;
+        }
+        let placement = ewise_core::Bindings {
+            input: inb,
+            output: outb,
+        }
+        .placement(operator, self.in_place)?;
+        if self.chunks.is_empty() {
+            return Ok(());
+        }
+        let dst = out_buffer.wgpu_buffer();
+        let shared = match placement {
+            Placement::Separate => false,
+            Placement::InPlace => self.same_layout,
+            Placement::Disjoint => self.shared_windows_fit(inb.offset, outb.offset),
+        };
+        let mut dispatches = Vec::new();
+        let source = if placement == Placement::Separate || shared {
+            Source {
+                buffer: in_buffer.wgpu_buffer().clone(),
+                offset: inb.offset,
+                shared,
+            }
+        } else {
+            self.copy_to_scratch(in_buffer, inb.offset, &mut dispatches)?
+        };
+        let pipeline = if source.shared {
+            self.shared_pipeline()?
+        } else {
+            Arc::clone(&self.pipeline)
+        };
+        for chunk in &self.chunks {
+            dispatches.push(self.chunk_dispatch(chunk, &pipeline, &source, (dst, outb.offset)));
+        }
+        self.device.catch("recording an operator", || {
+            encode(&self.device, encoder, &dispatches)
+        })
+    }
+
+    /// Records into a new encoder, submits it to the device's queue and waits for it.
+    pub fn execute(
+        &self,
+        buffers: &[&GpuBuffer],
+        inputs: &[BufferBinding],
+        outputs: &[BufferBinding],
+    ) -> Result<()> {
+        let device = self.device.wgpu_device();
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("ewise execute"),
+        });
+        self.record(&mut encoder, buffers, inputs, outputs)?;
+        self.device.catch("submitting an operator", || {
+            self.device.wgpu_queue().submit([encoder.finish()]);
+        })?;
+        self.device.wait("running an operator")
+    }
+
+    fn shared_pipeline(&self) -> Result<Arc<wgpu::ComputePipeline>> {
+        if let Some(p) = self.shared_pipeline.get() {
+            return Ok(Arc::clone(p));
+        }
+        let key = KernelKey {
+            shared: true,
+            ..self.key
+        };
+        let p = self.device.pipeline(&key)?;
+        Ok(Arc::clone(self.shared_pipeline.get_or_init(|| p)))
+    }
+
+    /// Whether every chunk's input and output windows, joined, fit one binding.
+    fn shared_windows_fit(&self, in_offset: u64, out_offset: u64) -> bool {
+        let limits = &self.device.shared.limits;
+        let (is, os) = (u64::from(self.key.in_size), u64::from(self.key.out_size));
+        self.chunks.iter().all(|c| {
+            let a = window(
+                in_offset + c.in_first * is,
+                c.in_span * is,
+                limits.storage_alignment,
+            );
+            let b = window(
+                out_offset + c.out_first * os,
+                c.out_span * os,
+                limits.storage_alignment,
+            );
+            a.1.max(b.1) - a.0.min(b.0) <= limits.binding
+        })
+    }
+
+    /// Copies the words holding the input's span into a new buffer, for in-place
+    /// execution between different layouts and for disjoint ranges of one buffer too far
+    /// apart for one binding; the input is then read from the copy.
+    fn copy_to_scratch(
+        &self,
+        buffer: &GpuBuffer,
+        offset: u64,
+        dispatches: &mut Vec<Dispatch>,
+    ) -> Result<Source> {
+        let start = offset & !3;
+        let words = (offset + self.in_span).div_ceil(4) - start / 4;
+        let scratch = GpuBuffer::zeroed(&self.device, words * 4)?;
+        let key = KernelKey {
+            op: Op::Copy,
+            in_size: 4,
+            out_size: 4,
+            walk: Walk::Contiguous,
+            shared: false,
+        };
+        let pipeline = self.device.pipeline(&key)?;
+        let source = Source {
+            buffer: buffer.wgpu_buffer().clone(),
+            offset: start,
+            shared: false,
+        };
+        let chunks = chunk::split(&[Dim::new(words, 1, 1)], chunk_limits(&self.device, (4, 4)));
+        for chunk in &chunks {
+            dispatches.push(self.chunk_dispatch_with(
+                key,
+                chunk,
+                &pipeline,
+                &source,
+                (scratch.wgpu_buffer(), 0),
+            ));
+        }
+        Ok(Source {
+            buffer: scratch.wgpu_buffer().clone(),
+            offset: offset - start,
+            shared: false,
+        })
+    }
+
+    fn chunk_dispatch(
+        &self,
+        chunk: &Chunk,
+        pipeline: &Arc<wgpu::ComputePipeline>,
+        source: &Source,
+        dst: (&wgpu::Buffer, u64),
+    ) -> Dispatch {
+        self.chunk_dispatch_with(self.key, chunk, pipeline, source, dst)
+    }
+
+    fn chunk_dispatch_with(
+        &self,
+        key: KernelKey,
+        chunk: &Chunk,
+        pipeline: &Arc<wgpu::ComputePipeline>,
+        source: &Source,
+        (dst, dst_offset): (&wgpu::Buffer, u64),
+    ) -> Dispatch {
+        let limits = &self.device.shared.limits;
+        let (is, os) = (u64::from(key.in_size), u64::from(key.out_size));
+        let in_first = source.offset + chunk.in_first * is;
+        let out_first = dst_offset + chunk.out_first * os;
+        let a = window(in_first, chunk.in_span * is, limits.storage_alignment);
+        let b = window(out_first, chunk.out_span * os, limits.storage_alignment);
+        let (out_window, src, in_base) = if source.shared {
+            let joined = (a.0.min(b.0), a.1.max(b.1));
+            (joined, None, (in_first - joined.0) / is)
+        } else {
+            let src = (source.buffer.clone(), a.0, a.1 - a.0);
+            (b, Some(src), (in_first - a.0) / is)
+        };
+        let out_base = (out_first - out_window.0) / os;
+        let invocations = key.invocations(chunk.count, out_base);
+        let groups = invocations.div_ceil(u64::from(WORKGROUP));
+        let gx = groups.clamp(1, u64::from(limits.workgroups));
+        let gy = groups.div_ceil(gx).max(1);
+        // Chunk limits keep every value below 2^32: counts below 2^31, offsets and
+        // strides inside one binding window.
+        let mut params = vec![
+            invocations as u32,
+            (gx * u64::from(WORKGROUP)) as u32,
+            in_base as u32,
+            out_base as u32,
+            chunk.count as u32,
+            0,
+            0,
+            0,
+        ];
+        if let Walk::Strided { .. } = key.walk {
+            for d in &chunk.dims {
+                params.extend([d.size as u32, d.in_stride as u32, d.out_stride as u32, 0]);
+            }
+        }
+        Dispatch {
+            pipeline: Arc::clone(pipeline),
+            params,
+            dst: (dst.clone(), out_window.0, out_window.1 - out_window.0),
+            src,
+            grid: (gx as u32, gy as u32),
+        }
+    }
+}
+
+/// Chunk limits for elements of these sizes on `device`: a window's span leaves room for
+/// aligning its start down and its end up.
+fn chunk_limits(device: &GpuDevice, (in_size, out_size): (u64, u64)) -> Limits {
+    let l = &device.shared.limits;
+    let per_grid = u64::from(WORKGROUP) * u64::from(l.workgroups) * u64::from(l.workgroups);
+    Limits {
+        bytes: l.binding - l.storage_alignment - 4,
+        elements: MAX_DISPATCH_ELEMENTS.min(per_grid / 2),
+        sizes: (in_size, out_size),
+    }
+}
+
+/// Writes the dispatches' parameters into one uniform buffer and records one compute
+/// pass that runs them in order.
+fn encode(device: &GpuDevice, encoder: &mut wgpu::CommandEncoder, dispatches: &[Dispatch]) {
+    let wgpu_device = device.wgpu_device();
+    let align = device.shared.limits.uniform_alignment;
+    let slot = dispatches
+        .iter()
+        .map(|d| (d.params.len() as u64 * 4).div_ceil(align) * align)
+        .max()
+        .unwrap_or(align)
+        .max(PARAMS_HEADER);
+    let mut bytes = vec![0u8; (slot * dispatches.len() as u64) as usize];
+    for (k, d) in dispatches.iter().enumerate() {
+        let at = k * slot as usize;
+        bytes[at..at + d.params.len() * 4].copy_from_slice(bytemuck::cast_slice(&d.params));
+    }
+    let uniforms = wgpu_device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("ewise parameters"),
+        contents: &bytes,
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let groups: Vec<wgpu::BindGroup> = dispatches
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            fn range(
+                (buffer, offset, size): &(wgpu::Buffer, u64, u64),
+            ) -> wgpu::BindingResource<'_> {
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: *offset,
+                    size: wgpu::BufferSize::new(*size),
+                })
+            }
+            let mut entries = vec![
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &uniforms,
+                        offset: k as u64 * slot,
+                        size: wgpu::BufferSize::new(d.params.len() as u64 * 4),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: range(&d.dst),
+                },
+            ];
+            if let Some(src) = &d.src {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: range(src),
+                });
+            }
+            wgpu_device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("ewise bindings"),
+                layout: &d.pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        })
+        .collect();
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("ewise"),
+        timestamp_writes: None,
+    });
+    for (d, group) in dispatches.iter().zip(&groups) {
+        pass.set_pipeline(&d.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.dispatch_workgroups(d.grid.0, d.grid.1, 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_align_down_and_round_up() {
+        assert_eq!(window(100, 10, 32), (96, 112));
+        assert_eq!(window(64, 4, 32), (64, 68));
+        assert_eq!(window(3, 1, 256), (0, 4));
+    }
+}
