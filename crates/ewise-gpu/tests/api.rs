@@ -1,0 +1,378 @@
+//! The DirectML-style API on the GPU: binding mistakes give the CPU backend's errors
+//! (one table, both backends), feature levels, caller-owned wgpu buffers, several
+//! operators recorded into one encoder, and transfers.
+
+mod common;
+
+use common::{device, noise};
+use ewise_core::{
+    BufferBinding, DataType, Error, FeatureLevel, HazardKind, InfinityMode, NanPolicy,
+    OperatorDesc, TensorDesc,
+};
+use ewise_cpu::{BufferRef, Device};
+use ewise_gpu::{GpuBuffer, GpuDevice, GpuError};
+
+use DataType::*;
+
+fn b(buffer: usize, offset: u64, size: u64) -> BufferBinding {
+    BufferBinding::new(buffer, offset, size)
+}
+
+/// A binding case: the description, buffer lengths, and the bindings.
+struct Case {
+    name: &'static str,
+    desc: OperatorDesc,
+    buffers: Vec<u64>,
+    inputs: Vec<BufferBinding>,
+    outputs: Vec<BufferBinding>,
+}
+
+fn cases() -> Vec<Case> {
+    let f32s = TensorDesc::new(Float32, &[2, 4]);
+    let sign = OperatorDesc::sign(f32s.clone(), f32s.clone());
+    let inf = OperatorDesc::is_infinity(
+        f32s.clone(),
+        TensorDesc::new(Uint8, &[2, 4]),
+        InfinityMode::Either,
+    );
+    let aligned = TensorDesc::new(Int16, &[6]).with_alignment(4);
+    let sign16 = OperatorDesc::sign(aligned.clone(), aligned);
+    let case = |name,
+                desc: &OperatorDesc,
+                buffers: &[u64],
+                inputs: &[BufferBinding],
+                outputs: &[BufferBinding]| Case {
+        name,
+        desc: desc.clone(),
+        buffers: buffers.to_vec(),
+        inputs: inputs.to_vec(),
+        outputs: outputs.to_vec(),
+    };
+    vec![
+        case(
+            "two buffers",
+            &sign,
+            &[64, 64],
+            &[b(0, 0, 32)],
+            &[b(1, 32, 32)],
+        ),
+        case("no input binding", &sign, &[64, 64], &[], &[b(1, 0, 32)]),
+        case(
+            "two output bindings",
+            &sign,
+            &[64, 64],
+            &[b(0, 0, 32)],
+            &[b(1, 0, 32), b(1, 32, 32)],
+        ),
+        case(
+            "buffer index past the end",
+            &sign,
+            &[64, 64],
+            &[b(0, 0, 32)],
+            &[b(2, 0, 32)],
+        ),
+        case(
+            "offset off 16",
+            &sign,
+            &[64, 64],
+            &[b(0, 8, 32)],
+            &[b(1, 0, 32)],
+        ),
+        case(
+            "offset on the guaranteed 4",
+            &sign16,
+            &[64, 64],
+            &[b(0, 4, 12)],
+            &[b(1, 36, 12)],
+        ),
+        case(
+            "offset off the guaranteed 4",
+            &sign16,
+            &[64, 64],
+            &[b(0, 2, 12)],
+            &[b(1, 0, 12)],
+        ),
+        case(
+            "bound size too small",
+            &sign,
+            &[64, 64],
+            &[b(0, 0, 32)],
+            &[b(1, 0, 28)],
+        ),
+        case(
+            "range past the buffer",
+            &sign,
+            &[64, 40],
+            &[b(0, 0, 32)],
+            &[b(1, 16, 32)],
+        ),
+        case(
+            "offset overflows",
+            &sign,
+            &[64, 64],
+            &[b(0, u64::MAX - 15, 32)],
+            &[b(1, 0, 32)],
+        ),
+        case(
+            "disjoint in one buffer",
+            &sign,
+            &[96],
+            &[b(0, 64, 32)],
+            &[b(0, 0, 32)],
+        ),
+        case(
+            "partial overlap",
+            &sign,
+            &[96],
+            &[b(0, 0, 32)],
+            &[b(0, 16, 32)],
+        ),
+        case("in place", &sign, &[64], &[b(0, 16, 32)], &[b(0, 16, 32)]),
+        case(
+            "in place, larger bound range",
+            &sign,
+            &[64],
+            &[b(0, 0, 48)],
+            &[b(0, 0, 48)],
+        ),
+        case(
+            "in place refused",
+            &inf,
+            &[64],
+            &[b(0, 0, 32)],
+            &[b(0, 0, 32)],
+        ),
+        case(
+            "is-infinity disjoint",
+            &inf,
+            &[64],
+            &[b(0, 0, 32)],
+            &[b(0, 32, 8)],
+        ),
+    ]
+}
+
+#[test]
+fn binding_rules_give_the_cpu_errors_and_bytes() {
+    let Some(device) = device() else { return };
+    let cpu_device = Device::new();
+    for c in cases() {
+        let starts: Vec<Vec<u8>> = c
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(k, &len)| noise(len as usize, k as u64))
+            .collect();
+        let mut cpu_bufs = starts.clone();
+        let cpu = cpu_device
+            .create_operator(&c.desc)
+            .and_then(|op| op.compile())
+            .and_then(|op| {
+                let mut refs: Vec<BufferRef<'_>> =
+                    cpu_bufs.iter_mut().map(BufferRef::from).collect();
+                op.execute(&mut refs, &c.inputs, &c.outputs)
+            });
+        let gpu_bufs: Vec<GpuBuffer> = starts
+            .iter()
+            .map(|s| GpuBuffer::from_bytes(device, s).unwrap())
+            .collect();
+        let refs: Vec<&GpuBuffer> = gpu_bufs.iter().collect();
+        let gpu = device
+            .create_operator(&c.desc)
+            .and_then(|op| op.compile())
+            .and_then(|op| op.execute(&refs, &c.inputs, &c.outputs));
+        match (&gpu, &cpu) {
+            (Ok(()), Ok(())) => {
+                let got: Vec<Vec<u8>> = gpu_bufs.iter().map(|b| b.read(device).unwrap()).collect();
+                assert_eq!(got, cpu_bufs, "{}: bytes differ", c.name);
+            }
+            (Err(GpuError::Op(g)), Err(e)) => assert_eq!(g, e, "{}", c.name),
+            _ => panic!("{}: GPU {gpu:?}, CPU {cpu:?}", c.name),
+        }
+    }
+}
+
+#[test]
+fn validation_and_feature_levels_match_the_cpu() {
+    let Some(_) = device() else { return };
+    let level = FeatureLevel::L2_0;
+    let gpu = common::try_device(GpuDevice::builder().feature_level(level)).unwrap();
+    let cpu = Device::with_feature_level(level);
+    let t = TensorDesc::new(Float32, &[1, 2, 3, 4]);
+    let descs = [
+        OperatorDesc::is_infinity(
+            t.clone(),
+            TensorDesc::new(Uint8, &[1, 2, 3, 4]),
+            InfinityMode::Either,
+        ),
+        OperatorDesc::sign(
+            TensorDesc::new(Int8, &[1, 1, 1, 4]),
+            TensorDesc::new(Int8, &[1, 1, 1, 4]),
+        ),
+        OperatorDesc::sign(
+            TensorDesc::new(Float32, &[4]),
+            TensorDesc::new(Float32, &[4]),
+        ),
+        OperatorDesc::sign(
+            t.clone(),
+            TensorDesc::strided(Float32, &[1, 2, 3, 4], &[0, 1, 1, 1]),
+        ),
+    ];
+    for desc in &descs {
+        let want = cpu.create_operator(desc).unwrap_err();
+        assert_eq!(gpu.create_operator(desc).unwrap_err(), GpuError::Op(want));
+    }
+    assert_eq!(
+        gpu.check_feature_levels(&[FeatureLevel::L1_0, FeatureLevel::L3_0]),
+        Some(FeatureLevel::L1_0)
+    );
+}
+
+#[test]
+fn a_minimum_level_above_the_device_is_refused() {
+    let err = GpuDevice::builder()
+        .feature_level(FeatureLevel::L2_0)
+        .min_feature_level(FeatureLevel::L4_0)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        GpuError::Op(Error::FeatureLevelUnavailable {
+            requested: FeatureLevel::L4_0,
+            supported: FeatureLevel::L2_0,
+        })
+    );
+}
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+#[test]
+fn caller_buffers_run_without_copies() {
+    let Some(device) = device() else { return };
+    let wgpu_device = device.wgpu_device();
+    let make = |usage| {
+        wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("caller's"),
+            size: 64,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let err = GpuBuffer::from_wgpu(make(
+        wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+    ))
+    .unwrap_err();
+    assert!(matches!(err, GpuError::ForeignBuffer { .. }), "{err}");
+    assert!(err.to_string().contains("lack STORAGE"), "{err}");
+    let raw = make(ewise_gpu::BUFFER_USAGES);
+    let values = [
+        -2.0f32,
+        -0.0,
+        3.0,
+        f32::NAN,
+        f32::NEG_INFINITY,
+        1e-45,
+        0.0,
+        -7.5,
+    ];
+    device
+        .wgpu_queue()
+        .write_buffer(&raw, 0, &f32_bytes(&values));
+    let buffer = GpuBuffer::from_wgpu(raw.clone()).unwrap();
+    let t = TensorDesc::new(Float32, &[8]);
+    let sign = device
+        .create_operator(&OperatorDesc::sign(t.clone(), t))
+        .unwrap()
+        .with_nan_policy(NanPolicy::Propagate)
+        .compile()
+        .unwrap();
+    // In place, with the same wgpu buffer given as two entries of the buffer list.
+    let other = GpuBuffer::from_wgpu(raw).unwrap();
+    sign.execute(&[&buffer, &other], &[b(0, 0, 32)], &[b(1, 0, 32)])
+        .unwrap();
+    let got = buffer.read(device).unwrap();
+    let want = f32_bytes(&[-1.0, 0.0, 1.0, f32::NAN, -1.0, 1.0, 0.0, -1.0]);
+    assert_eq!(got[..32], want[..]);
+    let err = sign
+        .execute(&[&buffer, &other], &[b(0, 0, 32)], &[b(1, 16, 32)])
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            GpuError::Op(Error::Hazard {
+                kind: HazardKind::PartialOverlap,
+                ..
+            })
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn operators_recorded_into_one_encoder_run_in_order() {
+    let Some(device) = device() else { return };
+    let t = TensorDesc::new(Float16, &[5]);
+    let sign = device
+        .create_operator(&OperatorDesc::sign(t.clone(), t.clone()))
+        .unwrap()
+        .compile()
+        .unwrap();
+    let inf = device
+        .create_operator(&OperatorDesc::is_infinity(
+            t.clone(),
+            TensorDesc::new(Uint8, &[5]),
+            InfinityMode::Negative,
+        ))
+        .unwrap()
+        .compile()
+        .unwrap();
+    // -inf, -2, 0, +inf, NaN as float16.
+    let bits: [u16; 6] = [0xFC00, 0xC000, 0x0000, 0x7C00, 0x7E00, 0x1234];
+    let input = GpuBuffer::from_bytes(device, &bits.map(u16::to_le_bytes).concat()).unwrap();
+    let signs = GpuBuffer::zeroed(device, 16).unwrap();
+    let flags = GpuBuffer::from_bytes(device, &[0xAA; 24]).unwrap();
+    let mut encoder = device
+        .wgpu_device()
+        .create_command_encoder(&Default::default());
+    let buffers = [&input, &signs, &flags];
+    sign.record(&mut encoder, &buffers, &[b(0, 0, 12)], &[b(1, 0, 12)])
+        .unwrap();
+    inf.record(&mut encoder, &buffers, &[b(1, 0, 12)], &[b(2, 0, 8)])
+        .unwrap();
+    inf.record(&mut encoder, &buffers, &[b(0, 0, 12)], &[b(2, 16, 8)])
+        .unwrap();
+    device.wgpu_queue().submit([encoder.finish()]);
+    let signs = signs.read(device).unwrap();
+    let want: [u16; 5] = [0xBC00, 0xBC00, 0, 0x3C00, 0];
+    assert_eq!(signs[..10], want.map(u16::to_le_bytes).concat()[..]);
+    let flags = flags.read(device).unwrap();
+    let mut want = [0xAA; 24];
+    want[..5].fill(0);
+    want[16..21].copy_from_slice(&[1, 0, 0, 0, 0]);
+    assert_eq!(flags, want);
+}
+
+#[test]
+fn transfers_must_keep_to_whole_words() {
+    let Some(device) = device() else { return };
+    let buffer = GpuBuffer::from_bytes(device, &[1, 2, 3, 4, 5, 6, 7]).unwrap();
+    assert_eq!(buffer.len(), 7);
+    assert_eq!(buffer.read(device).unwrap(), [1, 2, 3, 4, 5, 6, 7]);
+    buffer.write(device, 4, &[9, 9, 9]).unwrap();
+    assert_eq!(buffer.read_range(device, 4, 3).unwrap(), [9, 9, 9]);
+    for (offset, len) in [(2u64, 4u64), (0, 3), (4, 8)] {
+        let err = buffer
+            .write(device, offset, &vec![0; len as usize])
+            .unwrap_err();
+        assert!(matches!(err, GpuError::Transfer { .. }), "{err}");
+        let err = buffer.read_range(device, offset, len).unwrap_err();
+        assert!(matches!(err, GpuError::Transfer { .. }), "{err}");
+    }
+    assert!(GpuBuffer::zeroed(device, 0)
+        .unwrap()
+        .read(device)
+        .unwrap()
+        .is_empty());
+}
