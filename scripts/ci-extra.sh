@@ -18,3 +18,6 @@ cargo run --release -q -p ewise-cli -- onnx-test \
 # transposes included: the kernel tests compare every instruction set, but a walk uses
 # the one chosen for its process.
 EWISE_FORCE_PORTABLE=1 cargo test -q -p ewise-cpu --test large --test strided
+
+# The facade with its optional GPU backend.
+cargo clippy -q -p ewise --features gpu -- -D warnings

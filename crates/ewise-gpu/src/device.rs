@@ -366,7 +366,11 @@ impl GpuDevice {
     ) -> GpuDevice {
         let l = device.limits();
         let storage_alignment = u64::from(l.min_storage_buffer_offset_alignment);
-        let mut binding = u64::from(l.max_storage_buffer_binding_size).min(l.max_buffer_size);
+        // Kernels index words with 32 bits: windows stay below 4 GiB.
+        let mut binding = l
+            .max_storage_buffer_binding_size
+            .min(l.max_buffer_size)
+            .min(u64::from(u32::MAX));
         if let Some(cap) = options.max_binding_size {
             binding = binding.min(cap.max(256 + storage_alignment));
         }

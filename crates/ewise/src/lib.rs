@@ -2,8 +2,9 @@
 //!
 //! Bit-exact, fast DirectML `ELEMENT_WISE_SIGN` and `ELEMENT_WISE_IS_INFINITY` (ONNX
 //! `Sign` and `IsInf`) on every platform. This crate re-exports the public API of
-//! [`ewise_core`] (what an operation is) and [`ewise_cpu`] (how it runs), so users add
-//! one dependency.
+//! [`ewise_core`] (what an operation is) and [`ewise_cpu`] (how it runs on a CPU), so
+//! users add one dependency; with the `gpu` feature, `ewise::gpu` is `ewise-gpu`, the same
+//! operators on any GPU through wgpu, bit for bit.
 //!
 //! ```
 //! use ewise::{array, NanPolicy};
@@ -14,6 +15,11 @@
 #![forbid(unsafe_code)]
 
 pub use ewise_cpu::*;
+
+/// The GPU backend (`ewise-gpu`): [`gpu::GpuDevice`], [`gpu::GpuBuffer`] and the
+/// create / compile / record or execute path, with the CPU backend's rules and errors.
+#[cfg(feature = "gpu")]
+pub use ewise_gpu as gpu;
 
 /// The README's examples, run as doc tests.
 #[cfg(doctest)]

@@ -63,6 +63,12 @@ pub struct Run {
     pub one_buffer: bool,
 }
 
+/// The final buffers of one run on each backend.
+pub type Outcome = (
+    Result<Vec<Vec<u8>>, GpuError>,
+    Result<Vec<Vec<u8>>, ewise_core::Error>,
+);
+
 /// Runs `desc` on the GPU `device` and on the CPU backend from the same starting buffers
 /// (`buffers[k]` starts as `start[k]`) and returns both final buffers.
 pub fn both(
@@ -71,10 +77,7 @@ pub fn both(
     policy: NanPolicy,
     start: &[Vec<u8>],
     run: Run,
-) -> (
-    Result<Vec<Vec<u8>>, GpuError>,
-    Result<Vec<Vec<u8>>, ewise_core::Error>,
-) {
+) -> Outcome {
     let inb = BufferBinding::new(0, run.in_offset, desc.input().total_tensor_size_in_bytes);
     let outb = BufferBinding::new(
         usize::from(!run.one_buffer),
