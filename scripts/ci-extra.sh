@@ -19,5 +19,5 @@ cargo run --release -q -p ewise-cli -- onnx-test \
 # the one chosen for its process.
 EWISE_FORCE_PORTABLE=1 cargo test -q -p ewise-cpu --test large --test strided
 
-# The facade with its optional GPU backend.
-cargo clippy -q -p ewise --features gpu -- -D warnings
+# The facade without its default GPU backend.
+cargo clippy -q -p ewise --no-default-features -- -D warnings

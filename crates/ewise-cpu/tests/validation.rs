@@ -91,6 +91,26 @@ fn zero_stride_allowed_on_input_rejected_on_output() {
 }
 
 #[test]
+fn output_elements_sharing_an_address_are_rejected() {
+    let shared = TensorDesc::strided(Float32, &[3, 2], &[1, 2]);
+    let err = sign(f32s(&[3, 2]), shared).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "ELEMENT_WISE_SIGN: OutputTensor Strides [1, 2] place more than one element of \
+         Sizes [3, 2] at one address (each output element needs its own bytes; strides that \
+         nest, each at least the extent of the smaller ones, always do)"
+    );
+    // Interleaved but disjoint (offsets 0 2 4 3 5 7), and an input that repeats.
+    let interleaved = TensorDesc::strided(Float32, &[2, 3], &[3, 2]);
+    assert!(sign(f32s(&[2, 3]), interleaved.clone()).is_ok());
+    assert!(sign(
+        TensorDesc::strided(Float32, &[3, 2], &[1, 1]),
+        f32s(&[3, 2])
+    )
+    .is_ok());
+}
+
+#[test]
 fn total_size_must_cover_the_layout() {
     let small = f32s(&[2, 3]).with_total_size(20);
     let err = sign(small, f32s(&[2, 3])).unwrap_err();

@@ -3,8 +3,8 @@
 //! Bit-exact, fast DirectML `ELEMENT_WISE_SIGN` and `ELEMENT_WISE_IS_INFINITY` (ONNX
 //! `Sign` and `IsInf`) on every platform. This crate re-exports the public API of
 //! [`ewise_core`] (what an operation is) and [`ewise_cpu`] (how it runs on a CPU), so
-//! users add one dependency; with the `gpu` feature, `ewise::gpu` is `ewise-gpu`, the same
-//! operators on any GPU through wgpu, bit for bit.
+//! users add one dependency. With the `gpu` feature (on by default), `ewise::gpu` is
+//! `ewise-gpu`: the same operators on any GPU through wgpu, bit for bit.
 //!
 //! ```
 //! use ewise::{array, NanPolicy};
@@ -22,6 +22,6 @@ pub use ewise_cpu::*;
 pub use ewise_gpu as gpu;
 
 /// The README's examples, run as doc tests.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "gpu"))]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
