@@ -6,6 +6,76 @@
 //! are contiguous in both tensors are merged. A packed pair becomes one run; a broadcast
 //! input keeps a stride of 0.
 
+use crate::error::{Error, Result};
+use crate::operator::{OperatorDesc, OperatorType, TensorRole};
+use crate::support::OperatorSupport;
+use crate::tensor::TensorDesc;
+use crate::FeatureLevel;
+
+/// The layouts of a validated operator's two tensors, as every backend compiles them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layouts {
+    /// The input's strides in elements (packed row-major ones when none are given).
+    pub in_strides: Vec<u64>,
+    /// The output's strides in elements.
+    pub out_strides: Vec<u64>,
+    /// Whether every element sits at the same bytes in both tensors (same data type and
+    /// strides wherever a size exceeds 1): in-place execution needs no copy then.
+    pub same_layout: bool,
+    /// The simplified walk ([`simplify`]).
+    pub walk: Vec<Dim>,
+}
+
+impl Layouts {
+    /// The layouts of `desc`'s tensors; `TensorTooLarge` when strides cannot be formed.
+    pub fn of(desc: &OperatorDesc) -> Result<Layouts> {
+        let operator = desc.operator_type();
+        let strides = |tensor: TensorRole| {
+            let t = desc.tensor(tensor);
+            t.effective_strides()
+                .ok_or_else(|| too_large(operator, tensor, t))
+        };
+        let (in_strides, out_strides) = (strides(TensorRole::Input)?, strides(TensorRole::Output)?);
+        let (input, output) = (desc.input(), desc.output());
+        let same_layout = input.data_type == output.data_type
+            && input
+                .sizes
+                .iter()
+                .zip(in_strides.iter().zip(&out_strides))
+                .all(|(&size, (a, b))| size <= 1 || a == b);
+        let walk = simplify(&input.sizes, &in_strides, &out_strides);
+        Ok(Layouts {
+            in_strides,
+            out_strides,
+            same_layout,
+            walk,
+        })
+    }
+}
+
+/// `TensorTooLarge` for `tensor` of `operator`.
+pub fn too_large(operator: OperatorType, tensor: TensorRole, t: &TensorDesc) -> Error {
+    Error::TensorTooLarge {
+        operator,
+        tensor,
+        sizes: t.sizes.clone(),
+        data_type: t.data_type,
+    }
+}
+
+/// The error a backend gives when it has no kernel for an operator's input type (which
+/// validation lets through only for types outside every support table).
+pub fn no_kernel(operator: OperatorType, given: crate::DataType) -> Error {
+    Error::UnsupportedDataType {
+        operator,
+        tensor: TensorRole::Input,
+        given,
+        level: FeatureLevel::LATEST,
+        extensions: true,
+        supported: OperatorSupport::of(operator).extended.input_types,
+    }
+}
+
 /// One dimension of a walk: a size and a stride (in elements) in each tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Dim {

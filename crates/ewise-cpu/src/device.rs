@@ -1,5 +1,6 @@
 //! The DirectML-style path: device -> operator -> compiled operator -> execute.
 
+use ewise_core::layout::{no_kernel, Layouts};
 use ewise_core::{
     check_bindings, validate, BufferBinding, Error, Extensions, FeatureLevel, NanPolicy,
     OperatorDesc, OperatorSupport, OperatorType, Placement, Result, TensorDesc, TensorRole,
@@ -219,34 +220,11 @@ impl CompiledOperator {
     ) -> Result<CompiledOperator> {
         let operator = desc.operator_type();
         let (input, output) = (desc.input(), desc.output());
-        let unsupported = || Error::UnsupportedDataType {
-            operator,
-            tensor: TensorRole::Input,
-            given: input.data_type,
-            level: FeatureLevel::LATEST,
-            extensions: true,
-            supported: OperatorSupport::of(operator).extended.input_types,
-        };
-        let kernel = kernels::for_desc(desc, policy).ok_or_else(unsupported)?;
-        let too_large = |tensor: TensorRole, t: &TensorDesc| Error::TensorTooLarge {
-            operator,
-            tensor,
-            sizes: t.sizes.clone(),
-            data_type: t.data_type,
-        };
-        let in_strides = input
-            .effective_strides()
-            .ok_or_else(|| too_large(TensorRole::Input, input))?;
-        let out_strides = output
-            .effective_strides()
-            .ok_or_else(|| too_large(TensorRole::Output, output))?;
-        let same_layout = input.data_type == output.data_type
-            && input
-                .sizes
-                .iter()
-                .zip(in_strides.iter().zip(&out_strides))
-                .all(|(&size, (a, b))| size <= 1 || a == b);
-        let plan = Plan::new(&input.sizes, &in_strides, &out_strides);
+        let kernel =
+            kernels::for_desc(desc, policy).ok_or_else(|| no_kernel(operator, input.data_type))?;
+        let layouts = Layouts::of(desc)?;
+        let same_layout = layouts.same_layout;
+        let plan = Plan::new(&input.sizes, layouts.walk);
         let elements = input.element_count().unwrap_or(0);
         let moved = elements.saturating_mul((kernel.in_size + kernel.out_size) as u64);
         let threads = parallelism.resolve();

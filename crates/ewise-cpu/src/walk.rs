@@ -6,6 +6,7 @@
 //! hands the kernel plain byte slices: contiguous runs directly, other runs (broadcast or
 //! transposed inputs, padded outputs) gathered into and scattered from aligned chunks.
 
+#[cfg(test)]
 use ewise_core::layout::simplify;
 pub(crate) use ewise_core::layout::Dim;
 use ewise_core::support::MAX_EXTENDED_DIMENSIONS;
@@ -42,11 +43,11 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// Plans the walk over tensors of these sizes and strides (in elements), for a
-    /// validated description: its element count and byte span fit in memory.
-    pub fn new(sizes: &[u32], in_strides: &[u64], out_strides: &[u64]) -> Plan {
+    /// The plan of a simplified walk over tensors of these sizes, for a validated
+    /// description: its element count and byte span fit in memory.
+    pub fn new(sizes: &[u32], walk: Vec<Dim>) -> Plan {
         Plan {
-            dims: simplify(sizes, in_strides, out_strides),
+            dims: walk,
             elements: if sizes.contains(&0) {
                 0
             } else {
@@ -391,14 +392,14 @@ mod tests {
 
     #[test]
     fn splits_are_disjoint_and_cover_everything() {
-        let p = Plan::new(&[1000], &[1], &[1]);
+        let p = Plan::new(&[1000], simplify(&[1000], &[1], &[1]));
         let parts = p.split(3, 4, 1);
         assert_eq!(parts.len(), 3);
         assert_eq!(parts.iter().map(|x| x.plan.elements).sum::<u64>(), 1000);
         assert!(parts[..2].iter().all(|x| x.plan.elements % 64 == 0));
         assert_eq!(parts[1].in_start, parts[0].plan.elements as usize * 4);
         assert_eq!(parts[2].out_start + parts[2].out_len, 1000);
-        let p = Plan::new(&[5, 7], &[1, 5], &[8, 1]);
+        let p = Plan::new(&[5, 7], simplify(&[5, 7], &[1, 5], &[8, 1]));
         let parts = p.split(2, 2, 2);
         assert_eq!(parts.len(), 2);
         // Rows 0-1 of a padded 5x8 output, then rows 2-4.
@@ -408,6 +409,8 @@ mod tests {
             (2 * 8 * 2, 2 * (2 * 8 + 7))
         );
         assert_eq!(parts[1].in_start, 2 * 2);
-        assert!(Plan::new(&[10], &[1], &[1]).split(4, 1, 1).is_empty());
+        assert!(Plan::new(&[10], simplify(&[10], &[1], &[1]))
+            .split(4, 1, 1)
+            .is_empty());
     }
 }

@@ -2,10 +2,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use ewise_core::layout::{simplify, Dim};
+use ewise_core::layout::{no_kernel, too_large, Dim, Layouts};
 use ewise_core::{
-    check_bindings, BufferBinding, Error, FeatureLevel, NanPolicy, OperatorDesc, OperatorSupport,
-    OperatorType, Placement, TensorDesc, TensorRole,
+    check_bindings, BufferBinding, NanPolicy, OperatorDesc, OperatorSupport, OperatorType,
+    Placement, TensorDesc, TensorRole,
 };
 use wgpu::util::DeviceExt;
 
@@ -113,41 +113,16 @@ impl GpuCompiledOperator {
             OperatorDesc::Sign(d) => Op::sign(d.input.data_type, policy),
             OperatorDesc::IsInfinity(d) => Op::is_infinity(d.input.data_type, d.mode),
         };
-        let unsupported = || Error::UnsupportedDataType {
-            operator,
-            tensor: TensorRole::Input,
-            given: input.data_type,
-            level: FeatureLevel::LATEST,
-            extensions: true,
-            supported: OperatorSupport::of(operator).extended.input_types,
-        };
-        let op = op.ok_or_else(unsupported)?;
-        let too_large = |tensor: TensorRole, t: &TensorDesc| Error::TensorTooLarge {
-            operator,
-            tensor,
-            sizes: t.sizes.clone(),
-            data_type: t.data_type,
-        };
-        let in_strides = input
-            .effective_strides()
-            .ok_or_else(|| too_large(TensorRole::Input, input))?;
-        let out_strides = output
-            .effective_strides()
-            .ok_or_else(|| too_large(TensorRole::Output, output))?;
+        let op = op.ok_or_else(|| no_kernel(operator, input.data_type))?;
+        let layouts = Layouts::of(desc)?;
         let size_of = |t: &TensorDesc, role| {
             t.data_type
                 .size_in_bytes()
-                .ok_or_else(|| too_large(role, t))
+                .ok_or_else(|| too_large(operator, role, t))
         };
         let in_size = size_of(input, TensorRole::Input)?;
         let out_size = size_of(output, TensorRole::Output)?;
-        let same_layout = input.data_type == output.data_type
-            && input
-                .sizes
-                .iter()
-                .zip(in_strides.iter().zip(&out_strides))
-                .all(|(&size, (a, b))| size <= 1 || a == b);
-        let dims = simplify(&input.sizes, &in_strides, &out_strides);
+        let dims = layouts.walk;
         let walk = match dims.as_slice() {
             [d] if d.in_stride == 1 && d.out_stride == 1 => Walk::Contiguous,
             _ => Walk::Strided {
@@ -169,7 +144,7 @@ impl GpuCompiledOperator {
             input: input.clone(),
             output: output.clone(),
             in_place: OperatorSupport::of(operator).in_place,
-            same_layout,
+            same_layout: layouts.same_layout,
             key,
             chunks,
             in_span: input.exact_span_in_bytes().unwrap_or(u64::MAX),

@@ -376,3 +376,47 @@ fn transfers_must_keep_to_whole_words() {
         .unwrap()
         .is_empty());
 }
+
+#[test]
+fn a_callers_wgpu_device_runs_the_operators() {
+    let Some(ours) = device() else { return };
+    let wanted = ours.adapter().name.clone();
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    let adapter = adapters
+        .into_iter()
+        .find(|a| a.get_info().name == wanted)
+        .expect("the adapter the shared device uses");
+    let (wgpu_device, queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let device = GpuDevice::builder()
+        .from_wgpu(wgpu_device.clone(), queue, &adapter.get_info())
+        .unwrap();
+    assert_eq!(device.adapter().name, wanted);
+    let raw = wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("caller's"),
+        size: 16,
+        usage: ewise_gpu::BUFFER_USAGES,
+        mapped_at_creation: false,
+    });
+    let buffer = GpuBuffer::from_wgpu(raw).unwrap();
+    buffer
+        .write(
+            &device,
+            0,
+            &[0x80, 0, 5, 0xFF, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8],
+        )
+        .unwrap();
+    let t = TensorDesc::new(Int8, &[4]);
+    let sign = device
+        .create_operator(&OperatorDesc::sign(t.clone(), t))
+        .unwrap()
+        .compile()
+        .unwrap();
+    sign.execute(&[&buffer], &[b(0, 0, 4)], &[b(0, 0, 4)])
+        .unwrap();
+    assert_eq!(
+        buffer.read_range(&device, 0, 4).unwrap(),
+        [0xFF, 0, 1, 0xFF]
+    );
+}
