@@ -12,15 +12,15 @@ set -euo pipefail
 
 have_lavapipe() {
     compgen -G "/usr/share/vulkan/icd.d/lvp_icd*.json" >/dev/null &&
-        ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1'
+        compgen -G "/usr/lib/*/libvulkan.so.1" >/dev/null
 }
 
 if ! have_lavapipe; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "gpu-driver: installing Mesa's lavapipe (mesa-vulkan-drivers libvulkan1)" >&2
         export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >&2
-        apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >&2
+        { apt-get update -qq && apt-get install -y -qq mesa-vulkan-drivers libvulkan1; } >&2 ||
+            echo "gpu-driver: apt-get could not install them" >&2
     fi
 fi
 
