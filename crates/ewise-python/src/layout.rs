@@ -1,0 +1,227 @@
+//! numpy layouts as ewise tensor descriptions.
+//!
+//! numpy describes an array by a data pointer and byte strides of either sign; ewise by a
+//! base address and element strides that are never negative. A [`Plan`] maps one onto
+//! the other without copying: an axis whose input stride is negative is walked the
+//! other way in both arrays (both bases move to that axis' last index, both strides
+//! change sign), which visits the same pairs of elements. What cannot be mapped is an
+//! [`Unfit`], which the caller resolves with one copy.
+
+use ewise_cpu::{DataType, TensorDesc};
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+/// An array's memory as numpy describes it.
+#[derive(Debug, Clone)]
+pub(crate) struct View {
+    /// Address of the element at index 0.
+    pub data: usize,
+    pub shape: Vec<usize>,
+    /// Strides in bytes, of either sign.
+    pub strides: Vec<isize>,
+    /// Bytes per element.
+    pub item: usize,
+}
+
+impl View {
+    /// The view of a numpy array.
+    pub fn of(array: &Bound<'_, PyUntypedArray>, item: usize) -> View {
+        // SAFETY: `array` is a live numpy array, whose object holds its data pointer.
+        let data = unsafe { (*numpy::npyffi::_PyArray_GET_ITEM_DATA(array.as_array_ptr())).data };
+        View {
+            data: data as usize,
+            shape: array.shape().to_vec(),
+            strides: array.strides().to_vec(),
+            item,
+        }
+    }
+
+    /// This view broadcast to `shape` by numpy's rules (leading axes added, axes of size
+    /// 1 repeated with a stride of 0), or `None` if it does not broadcast to it.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Option<View> {
+        let extra = shape.len().checked_sub(self.shape.len())?;
+        let mut strides = vec![0isize; shape.len()];
+        for (k, (&size, &stride)) in self.shape.iter().zip(&self.strides).enumerate() {
+            match shape[extra + k] {
+                s if s == size => strides[extra + k] = stride,
+                _ if size == 1 => {}
+                _ => return None,
+            }
+        }
+        Some(View {
+            data: self.data,
+            shape: shape.to_vec(),
+            strides,
+            item: self.item,
+        })
+    }
+
+    /// The axes of size above 1 whose stride is negative.
+    pub fn reversed_axes(&self) -> Vec<bool> {
+        self.shape
+            .iter()
+            .zip(&self.strides)
+            .map(|(&size, &stride)| size > 1 && stride < 0)
+            .collect()
+    }
+}
+
+/// How the input's and output's bytes relate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Memory {
+    /// No byte in common (or nothing to touch).
+    Disjoint,
+    /// Every element at the same bytes in both: in-place execution.
+    Same,
+    /// Some bytes in common, in different places.
+    Overlapping,
+}
+
+/// One tensor of a plan: its base address and exact span in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub base: usize,
+    pub len: usize,
+}
+
+impl Span {
+    fn end(self) -> usize {
+        self.base + self.len
+    }
+}
+
+/// An input and output pair mapped to ewise descriptions.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    sizes: Vec<u32>,
+    in_strides: Vec<u32>,
+    out_strides: Vec<u32>,
+    pub input: Span,
+    pub output: Span,
+    pub memory: Memory,
+}
+
+/// Why a pair of views has no plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unfit {
+    /// The input's strides are not whole elements, or too far apart: copy the input.
+    Input,
+    /// The output's strides are not whole elements or too far apart, or run against the
+    /// input's along some axis: compute into a temporary and copy it over.
+    Output,
+    /// An axis holds more than `u32::MAX` elements: no ewise tensor describes it.
+    TooLarge { axis: usize, size: usize },
+}
+
+impl Plan {
+    /// The plan for `input` (already broadcast to the output's shape) and `output`.
+    pub fn new(input: &View, output: &View) -> Result<Plan, Unfit> {
+        let n = output.shape.len();
+        let mut sizes = Vec::with_capacity(n);
+        for (axis, &size) in output.shape.iter().enumerate() {
+            sizes.push(u32::try_from(size).map_err(|_| Unfit::TooLarge { axis, size })?);
+        }
+        if output.shape.contains(&0) {
+            return Ok(Plan {
+                in_strides: vec![0; n],
+                out_strides: vec![0; n],
+                sizes,
+                input: Span { base: 0, len: 0 },
+                output: Span { base: 0, len: 0 },
+                memory: Memory::Disjoint,
+            });
+        }
+        let (mut in_base, mut out_base) = (input.data as isize, output.data as isize);
+        let (mut in_strides, mut out_strides) = (vec![0u32; n], vec![0u32; n]);
+        let (mut in_last, mut out_last) = (0usize, 0usize);
+        for k in 0..n {
+            let size = output.shape[k];
+            if size == 1 {
+                continue;
+            }
+            let (mut is, mut os) = (input.strides[k], output.strides[k]);
+            if is < 0 || (is == 0 && os < 0) {
+                let steps = (size - 1) as isize;
+                in_base += steps * is;
+                out_base += steps * os;
+                (is, os) = (-is, -os);
+            }
+            if os < 0 {
+                return Err(Unfit::Output);
+            }
+            in_strides[k] = elements(is.unsigned_abs(), input.item).ok_or(Unfit::Input)?;
+            out_strides[k] = elements(os.unsigned_abs(), output.item).ok_or(Unfit::Output)?;
+            in_last += (size - 1) * is.unsigned_abs();
+            out_last += (size - 1) * os.unsigned_abs();
+        }
+        let input_span = Span {
+            base: in_base as usize,
+            len: in_last + input.item,
+        };
+        let output_span = Span {
+            base: out_base as usize,
+            len: out_last + output.item,
+        };
+        let memory = if input_span.end() <= output_span.base || output_span.end() <= input_span.base
+        {
+            Memory::Disjoint
+        } else if input_span.base == output_span.base
+            && input.item == output.item
+            && in_strides == out_strides
+        {
+            Memory::Same
+        } else {
+            Memory::Overlapping
+        };
+        Ok(Plan {
+            sizes,
+            in_strides,
+            out_strides,
+            input: input_span,
+            output: output_span,
+            memory,
+        })
+    }
+
+    /// The input's description.
+    pub fn input_desc(&self, data_type: DataType) -> TensorDesc {
+        desc(data_type, &self.sizes, &self.in_strides)
+    }
+
+    /// The output's description.
+    pub fn output_desc(&self, data_type: DataType) -> TensorDesc {
+        desc(data_type, &self.sizes, &self.out_strides)
+    }
+
+    /// Bytes the kernel reads and writes.
+    pub fn bytes(&self) -> usize {
+        self.input.len + self.output.len
+    }
+}
+
+/// A stride of `bytes` in elements of `item` bytes, if whole and small enough.
+fn elements(bytes: usize, item: usize) -> Option<u32> {
+    if bytes % item != 0 {
+        return None;
+    }
+    u32::try_from(bytes / item).ok()
+}
+
+/// A description without strides when these are packed row-major ones (what DirectML
+/// callers write for packed tensors), with them otherwise.
+fn desc(data_type: DataType, sizes: &[u32], strides: &[u32]) -> TensorDesc {
+    let mut packed = true;
+    let mut expected = 1u64;
+    for (&size, &stride) in sizes.iter().zip(strides).rev() {
+        if size > 1 && u64::from(stride) != expected {
+            packed = false;
+            break;
+        }
+        expected *= u64::from(size);
+    }
+    if packed || sizes.contains(&0) {
+        TensorDesc::new(data_type, sizes)
+    } else {
+        TensorDesc::strided(data_type, sizes, strides)
+    }
+}

@@ -1,0 +1,89 @@
+//! ONNX models from Python: numpy arrays in, numpy arrays out, through `ewise_onnx`.
+
+use ewise_cpu::NanPolicy;
+use ewise_onnx::{Model, Tensor};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::dtypes;
+use crate::layout::View;
+use crate::OnnxError;
+
+/// Runs `model` (a path or the model's bytes) on `inputs`, C-contiguous arrays in the
+/// machine's byte order, and returns every graph output by name, in declaration order.
+pub(crate) fn run<'py>(
+    model: &Bound<'py, PyAny>,
+    inputs: Vec<(String, Bound<'py, PyUntypedArray>)>,
+    policy: NanPolicy,
+) -> PyResult<Vec<(String, Bound<'py, PyUntypedArray>)>> {
+    let py = model.py();
+    let model = if let Ok(bytes) = model.cast::<PyBytes>() {
+        Model::from_bytes(bytes.as_bytes(), None)
+    } else {
+        Model::load(model.extract::<std::path::PathBuf>()?)
+    }
+    .map_err(error)?
+    .with_nan_policy(policy);
+    let tensors = inputs
+        .iter()
+        .map(|(name, array)| Ok((name.clone(), tensor(name, array)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let outputs = py.detach(|| model.run(tensors)).map_err(error)?;
+    outputs
+        .into_iter()
+        .map(|(name, t)| Ok((name, array(py, &t)?)))
+        .collect()
+}
+
+fn error(e: ewise_onnx::Error) -> PyErr {
+    match e {
+        ewise_onnx::Error::Io { .. } => PyOSError::new_err(e.to_string()),
+        _ => OnnxError::new_err(e.to_string()),
+    }
+}
+
+/// The tensor holding a copy of `array`'s elements.
+fn tensor(name: &str, array: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let descr = array.dtype();
+    let Some(t) = dtypes::recognise(&descr)?.filter(|t| t.native) else {
+        return Err(PyTypeError::new_err(format!(
+            "input {name:?}: dtype {} has no ONNX tensor type in ewise",
+            descr.str()?
+        )));
+    };
+    if !array.is_c_contiguous() {
+        return Err(PyValueError::new_err(format!(
+            "input {name:?}: the array must be C-contiguous"
+        )));
+    }
+    let len = array.len() * descr.itemsize();
+    let data = match len {
+        0 => Vec::new(),
+        // SAFETY: a C-contiguous array's elements are the `len` bytes at its data pointer.
+        _ => unsafe {
+            std::slice::from_raw_parts(View::of(array, 1).data as *const u8, len).to_vec()
+        },
+    };
+    Tensor::new(t.data_type, array.shape().to_vec(), data).map_err(error)
+}
+
+/// A new numpy array holding `t`'s elements.
+fn array<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let descr = dtypes::descr_of(py, t.data_type)?;
+    let shape = pyo3::types::PyTuple::new(py, &t.shape)?;
+    let array = py
+        .import("numpy")?
+        .call_method1("empty", (shape, descr))?
+        .cast_into::<PyUntypedArray>()?;
+    if !t.data.is_empty() {
+        // SAFETY: a new C-contiguous array of `t`'s shape and type holds exactly
+        // `t.data.len()` bytes at its data pointer, referenced by nothing else yet.
+        unsafe {
+            std::slice::from_raw_parts_mut(View::of(&array, 1).data as *mut u8, t.data.len())
+                .copy_from_slice(&t.data);
+        }
+    }
+    Ok(array)
+}

@@ -1,0 +1,387 @@
+//! `sign` and `is_infinity` on numpy arrays: argument checks, the output array, and one
+//! run of an ewise-cpu compiled operator over the arrays' own memory.
+
+use ewise_cpu::{
+    CompiledOperator, DataType, Device, Extensions, FeatureLevel, InfinityMode, NanPolicy,
+    OperatorDesc, OperatorSupport, OperatorType, Parallelism,
+};
+use numpy::npyffi::{self, NPY_ORDER, PY_ARRAY_API};
+use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PySlice, PyTuple};
+
+use crate::dtypes::{self, numpy_name, Recognised};
+use crate::layout::{Memory, Plan, Unfit, View};
+use crate::ValidationError;
+
+/// Bytes moved below which the GIL stays held: releasing and taking it back costs more
+/// than the work.
+const DETACH_BYTES: usize = 64 << 10;
+
+/// The operator of one call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Op {
+    Sign(NanPolicy),
+    IsInfinity(InfinityMode),
+}
+
+impl Op {
+    fn operator(self) -> OperatorType {
+        match self {
+            Op::Sign(_) => OperatorType::ElementWiseSign,
+            Op::IsInfinity(_) => OperatorType::ElementWiseIsInfinity,
+        }
+    }
+
+    fn function(self) -> &'static str {
+        match self {
+            Op::Sign(_) => "sign",
+            Op::IsInfinity(_) => "is_infinity",
+        }
+    }
+}
+
+/// Options common to both functions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    /// `None`: every type and layout the library accepts; a level: DirectML's rules.
+    pub level: Option<FeatureLevel>,
+    pub parallelism: Parallelism,
+}
+
+/// `nan=`'s value.
+pub(crate) fn nan_policy(value: &str) -> PyResult<NanPolicy> {
+    NanPolicy::ALL
+        .into_iter()
+        .find(|p| p.name() == value)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "nan={value:?} is not a NaN policy (accepted: \"zero\", \"propagate\")"
+            ))
+        })
+}
+
+/// `mode=`'s value.
+pub(crate) fn infinity_mode(value: &str) -> PyResult<InfinityMode> {
+    match value {
+        "either" => Ok(InfinityMode::Either),
+        "positive" => Ok(InfinityMode::Positive),
+        "negative" => Ok(InfinityMode::Negative),
+        _ => Err(PyValueError::new_err(format!(
+            "mode={value:?} is not an infinity mode (accepted: \"either\", \"positive\", \"negative\")"
+        ))),
+    }
+}
+
+/// `feature_level=` and `threads=`.
+pub(crate) fn options(feature_level: Option<&str>, threads: Option<i64>) -> PyResult<Options> {
+    let level = feature_level
+        .map(|s| {
+            s.parse::<FeatureLevel>()
+                .map_err(|e| PyValueError::new_err(format!("feature_level: {e}")))
+        })
+        .transpose()?;
+    let parallelism = match threads {
+        None => Parallelism::Auto,
+        Some(n) if n >= 1 => Parallelism::threads(usize::try_from(n).unwrap_or(usize::MAX)),
+        Some(n) => {
+            return Err(PyValueError::new_err(format!(
+                "threads={n}: give a count of at least 1, or None for one per core"
+            )))
+        }
+    };
+    Ok(Options { level, parallelism })
+}
+
+/// Runs `op` on `x` into `out` (or a new array) and returns the result: `out` itself,
+/// a new array, or for a 0-d result without `out`, its scalar (as numpy's ufuncs do).
+/// `out_type` is IS_INFINITY's output type (UINT8 or BOOL) when no `out` is given.
+pub(crate) fn run<'py>(
+    x: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+    op: Op,
+    out_type: Option<DataType>,
+    options: Options,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = x.py();
+    let function = op.function();
+    let mut x = as_array(x)?;
+    let in_type = input_type(&x, op)?;
+    if !in_type.native {
+        x = call(&x, "astype", (x.dtype().call_method1("newbyteorder", ("=",))?,))?;
+    }
+    let in_type = in_type.data_type;
+    let out_type = match op {
+        Op::Sign(_) => in_type,
+        Op::IsInfinity(_) => out_type.unwrap_or(DataType::Uint8),
+    };
+    let given = out.is_some();
+    let (out, out_native) = match out {
+        Some(out) => checked_out(out, &x, out_type, function)?,
+        None => (new_like(&x, &dtypes::descr_of(py, out_type)?)?, true),
+    };
+    let out_view = View::of(&out, out.dtype().itemsize());
+    let mut target = (!out_native).then(|| mirrored(&x, &out)).transpose()?;
+    // Each retry removes its cause: a copied input has whole, positive strides and its
+    // own memory, and a mirrored temporary runs in the input's directions.
+    for _ in 0..4 {
+        let into = target.as_ref().unwrap_or(&out);
+        let Some(in_view) = View::of(&x, x.dtype().itemsize()).broadcast_to(&out_view.shape)
+        else {
+            break;
+        };
+        let plan = match Plan::new(&in_view, &View::of(into, into.dtype().itemsize())) {
+            Ok(plan) => plan,
+            Err(Unfit::Input) => {
+                x = call(&x, "copy", ("K",))?;
+                continue;
+            }
+            Err(Unfit::Output) => {
+                target = Some(mirrored(&x, &out)?);
+                continue;
+            }
+            Err(Unfit::TooLarge { axis, size }) => {
+                return Err(PyValueError::new_err(format!(
+                    "{function}: axis {axis} holds {size} elements; ewise tensors hold at most {} per axis",
+                    u32::MAX
+                )))
+            }
+        };
+        let in_place = matches!(op, Op::Sign(_));
+        if plan.memory == Memory::Overlapping || (plan.memory == Memory::Same && !in_place) {
+            x = call(&x, "copy", ("K",))?;
+            continue;
+        }
+        let compiled = compile(op, &plan, in_type, out_type, options)?;
+        execute(py, &compiled, &plan)?;
+        if let Some(target) = target {
+            py.import("numpy")?.call_method1("copyto", (&out, target))?;
+        }
+        if !given && out.ndim() == 0 {
+            return out.get_item(());
+        }
+        return Ok(out.into_any());
+    }
+    Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+        "{function}: no layout found for x of shape {} and strides {}, out of shape {} and strides {}",
+        shape(x.shape()),
+        shape(x.strides()),
+        shape(out.shape()),
+        shape(out.strides())
+    )))
+}
+
+fn call<'py, A: pyo3::call::PyCallArgs<'py>>(
+    x: &Bound<'py, PyUntypedArray>,
+    method: &str,
+    args: A,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    Ok(x.call_method1(method, args)?.cast_into::<PyUntypedArray>()?)
+}
+
+/// A shape or strides as Python prints a tuple: `(5,)`, `(2, 3)`.
+fn shape<T: std::fmt::Display>(values: &[T]) -> String {
+    match values {
+        [one] => format!("({one},)"),
+        _ => {
+            let parts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+/// `x` as a numpy array: itself, or `numpy.asarray(x)`.
+fn as_array<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+    if let Ok(array) = x.cast::<PyUntypedArray>() {
+        return Ok(array.clone());
+    }
+    let array = x.py().import("numpy")?.call_method1("asarray", (x,))?;
+    Ok(array.cast_into::<PyUntypedArray>()?)
+}
+
+/// The input's type, if the operator takes it; `TypeError` naming the accepted ones.
+fn input_type(x: &Bound<'_, PyUntypedArray>, op: Op) -> PyResult<Recognised> {
+    let accepted = OperatorSupport::of(op.operator()).extended.input_types;
+    match dtypes::recognise(&x.dtype())? {
+        Some(t) if accepted.contains(&t.data_type) => Ok(t),
+        _ => Err(PyTypeError::new_err(format!(
+            "{}: unsupported dtype {} (accepted: {})",
+            op.function(),
+            x.dtype().str()?,
+            dtypes::numpy_names(accepted)
+        ))),
+    }
+}
+
+/// Checks a caller's `out=`: a writable ndarray of `out_type` whose shape `x` broadcasts
+/// to. Returns it and whether its bytes are in the machine's order.
+fn checked_out<'py>(
+    out: &Bound<'py, PyAny>,
+    x: &Bound<'py, PyUntypedArray>,
+    out_type: DataType,
+    function: &str,
+) -> PyResult<(Bound<'py, PyUntypedArray>, bool)> {
+    let Ok(array) = out.cast::<PyUntypedArray>() else {
+        return Err(PyValueError::new_err(format!(
+            "{function}: out must be a numpy.ndarray, not {}",
+            out.get_type().name()?
+        )));
+    };
+    // SAFETY: `array` is a live numpy array.
+    let writeable = unsafe {
+        (*npyffi::_PyArray_GET_ITEM_DATA(array.as_array_ptr())).flags & npyffi::NPY_ARRAY_WRITEABLE
+            != 0
+    };
+    if !writeable {
+        return Err(PyValueError::new_err(format!(
+            "{function}: out is read-only"
+        )));
+    }
+    let recognised = dtypes::recognise(&array.dtype())?;
+    let Some(Recognised { data_type, native }) = recognised.filter(|r| r.data_type == out_type)
+    else {
+        return Err(PyValueError::new_err(format!(
+            "{function}: out has dtype {}, expected {}",
+            array.dtype().str()?,
+            numpy_name(out_type)
+        )));
+    };
+    debug_assert_eq!(data_type, out_type);
+    if View::of(x, 1).broadcast_to(array.shape()).is_none() {
+        return Err(PyValueError::new_err(format!(
+            "{function}: x of shape {} does not broadcast to out's shape {}",
+            shape(x.shape()),
+            shape(array.shape())
+        )));
+    }
+    Ok((array.clone(), native))
+}
+
+/// A new array shaped like `x`, with `descr`, in `x`'s memory order and direction: axes
+/// that `x` walks backwards are walked backwards in the result too, so the pair maps
+/// to ewise strides without a copy.
+fn new_like<'py>(
+    x: &Bound<'py, PyUntypedArray>,
+    descr: &Bound<'py, PyArrayDescr>,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let py = x.py();
+    // SAFETY: NewLikeArray takes a live array and steals the descriptor reference that
+    // `into_dtype_ptr` hands over; it returns a new reference or NULL with an exception.
+    let array = unsafe {
+        let ptr = PY_ARRAY_API.PyArray_NewLikeArray(
+            py,
+            x.as_array_ptr(),
+            NPY_ORDER::NPY_KEEPORDER,
+            descr.clone().into_dtype_ptr(),
+            0,
+        );
+        Bound::from_owned_ptr_or_err(py, ptr)?
+    };
+    let array = array.cast_into::<PyUntypedArray>()?;
+    let reversed = View::of(x, 1).reversed_axes();
+    if !reversed.contains(&true) {
+        return Ok(array);
+    }
+    let index: Vec<Bound<'py, PySlice>> = reversed
+        .iter()
+        .map(|&r| match r {
+            true => PySlice::new(py, isize::MAX, isize::MIN, -1),
+            false => PySlice::full(py),
+        })
+        .collect();
+    Ok(array
+        .get_item(PyTuple::new(py, index)?)?
+        .cast_into::<PyUntypedArray>()?)
+}
+
+/// A temporary for results that cannot be written straight into `out`: `out`'s shape
+/// and type in native byte order, laid out in `x`'s directions.
+fn mirrored<'py>(
+    x: &Bound<'py, PyUntypedArray>,
+    out: &Bound<'py, PyUntypedArray>,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let py = x.py();
+    let numpy = py.import("numpy")?;
+    let descr = out.dtype().call_method1("newbyteorder", ("=",))?;
+    let shaped = numpy.call_method1("broadcast_to", (x, PyTuple::new(py, out.shape())?))?;
+    let shaped = shaped.cast_into::<PyUntypedArray>()?;
+    new_like(&shaped, descr.cast::<PyArrayDescr>()?)
+}
+
+/// The compiled operator for a plan: validation with the caller's rules.
+fn compile(
+    op: Op,
+    plan: &Plan,
+    in_type: DataType,
+    out_type: DataType,
+    options: Options,
+) -> PyResult<CompiledOperator> {
+    let (level, extensions) = match options.level {
+        Some(level) => (level, Extensions::Disabled),
+        None => (FeatureLevel::LATEST, Extensions::Enabled),
+    };
+    let (input, output) = (plan.input_desc(in_type), plan.output_desc(out_type));
+    let (desc, policy) = match op {
+        Op::Sign(policy) => (OperatorDesc::sign(input, output), policy),
+        Op::IsInfinity(mode) => (OperatorDesc::is_infinity(input, output, mode), NanPolicy::Zero),
+    };
+    let device = Device::builder()
+        .feature_level(level)
+        .extensions(extensions)
+        .nan_policy(policy)
+        .parallelism(options.parallelism)
+        .build()
+        .map_err(validation)?;
+    device
+        .create_operator(&desc)
+        .and_then(|operator| operator.compile())
+        .map_err(validation)
+}
+
+fn validation(e: ewise_cpu::Error) -> PyErr {
+    ValidationError::new_err(e.to_string())
+}
+
+/// Runs `compiled` over the plan's memory, without the GIL when the work is large.
+fn execute(py: Python<'_>, compiled: &CompiledOperator, plan: &Plan) -> PyResult<()> {
+    let (input, output, memory) = (plan.input, plan.output, plan.memory);
+    let work = move || {
+        // SAFETY: the plan's spans cover exactly the bytes of the arrays' elements, which
+        // the arrays (alive in the caller) own. `Disjoint` spans share no byte, so the
+        // two slices do not alias; `Same` uses one slice. Another thread writing these
+        // arrays meanwhile gives unspecified results, as in numpy.
+        unsafe {
+            match memory {
+                Memory::Same => compiled.execute_in_place_slice(bytes_mut(output)),
+                _ => compiled.execute_slices(bytes(input), bytes_mut(output)),
+            }
+        }
+    };
+    let result = if plan.bytes() >= DETACH_BYTES {
+        py.detach(work)
+    } else {
+        work()
+    };
+    result.map_err(validation)
+}
+
+/// # Safety
+/// `span` must be readable memory, or empty.
+unsafe fn bytes<'a>(span: crate::layout::Span) -> &'a [u8] {
+    match span.len {
+        0 => &[],
+        // SAFETY: by the caller.
+        len => unsafe { std::slice::from_raw_parts(span.base as *const u8, len) },
+    }
+}
+
+/// # Safety
+/// `span` must be writable memory that nothing else references, or empty.
+unsafe fn bytes_mut<'a>(span: crate::layout::Span) -> &'a mut [u8] {
+    match span.len {
+        0 => &mut [],
+        // SAFETY: by the caller.
+        len => unsafe { std::slice::from_raw_parts_mut(span.base as *mut u8, len) },
+    }
+}
