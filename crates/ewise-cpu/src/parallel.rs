@@ -23,10 +23,14 @@ impl Parallelism {
         NonZeroUsize::new(n).map_or(Parallelism::Auto, Parallelism::Threads)
     }
 
-    /// The thread count this resolves to on this machine.
+    /// The thread count this resolves to on this machine. The core count is read once
+    /// per process: asking the system reads cgroup files, tens of microseconds that
+    /// would otherwise be paid by every compilation.
     pub fn resolve(self) -> usize {
+        static CORES: OnceLock<usize> = OnceLock::new();
         match self {
-            Parallelism::Auto => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            Parallelism::Auto => *CORES
+                .get_or_init(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get)),
             Parallelism::Threads(n) => n.get(),
         }
     }
