@@ -117,9 +117,9 @@ fn user_type(descr: &Bound<'_, PyArrayDescr>, num: c_int) -> PyResult<Option<Dat
     let module = scalar.module()?.to_string();
     let name = scalar.name()?.to_string();
     let found = if module == "ml_dtypes" || module.starts_with("ml_dtypes.") {
-        ML_DTYPES.into_iter().find(|&t| {
-            numpy_name(t) == name && t.size_in_bytes() == Some(descr.itemsize() as u64)
-        })
+        ML_DTYPES
+            .into_iter()
+            .find(|&t| numpy_name(t) == name && t.size_in_bytes() == Some(descr.itemsize() as u64))
     } else {
         None
     };

@@ -201,7 +201,7 @@ impl Plan {
 
 /// A stride of `bytes` in elements of `item` bytes, if whole and small enough.
 fn elements(bytes: usize, item: usize) -> Option<u32> {
-    if bytes % item != 0 {
+    if !bytes.is_multiple_of(item) {
         return None;
     }
     u32::try_from(bytes / item).ok()

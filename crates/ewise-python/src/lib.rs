@@ -74,7 +74,13 @@ fn isinf<'py>(
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let op = Op::IsInfinity(InfinityMode::from_detect(detect_positive, detect_negative));
-    ops::run(x, out, op, Some(DataType::Bool), ops::options(None, threads)?)
+    ops::run(
+        x,
+        out,
+        op,
+        Some(DataType::Bool),
+        ops::options(None, threads)?,
+    )
 }
 
 /// IS_INFINITY's output type from `dtype=`: UINT8 or BOOL.

@@ -109,7 +109,11 @@ pub(crate) fn run<'py>(
     let mut x = as_array(x)?;
     let in_type = input_type(&x, op)?;
     if !in_type.native {
-        x = call(&x, "astype", (x.dtype().call_method1("newbyteorder", ("=",))?,))?;
+        x = call(
+            &x,
+            "astype",
+            (x.dtype().call_method1("newbyteorder", ("=",))?,),
+        )?;
     }
     let in_type = in_type.data_type;
     let out_type = match op {
@@ -127,8 +131,7 @@ pub(crate) fn run<'py>(
     // own memory, and a mirrored temporary runs in the input's directions.
     for _ in 0..4 {
         let into = target.as_ref().unwrap_or(&out);
-        let Some(in_view) = View::of(&x, x.dtype().itemsize()).broadcast_to(&out_view.shape)
-        else {
+        let Some(in_view) = View::of(&x, x.dtype().itemsize()).broadcast_to(&out_view.shape) else {
             break;
         };
         let plan = match Plan::new(&in_view, &View::of(into, into.dtype().itemsize())) {
@@ -177,7 +180,8 @@ fn call<'py, A: pyo3::call::PyCallArgs<'py>>(
     method: &str,
     args: A,
 ) -> PyResult<Bound<'py, PyUntypedArray>> {
-    Ok(x.call_method1(method, args)?.cast_into::<PyUntypedArray>()?)
+    Ok(x.call_method1(method, args)?
+        .cast_into::<PyUntypedArray>()?)
 }
 
 /// A shape or strides as Python prints a tuple: `(5,)`, `(2, 3)`.
@@ -324,7 +328,10 @@ fn compile(
     let (input, output) = (plan.input_desc(in_type), plan.output_desc(out_type));
     let (desc, policy) = match op {
         Op::Sign(policy) => (OperatorDesc::sign(input, output), policy),
-        Op::IsInfinity(mode) => (OperatorDesc::is_infinity(input, output, mode), NanPolicy::Zero),
+        Op::IsInfinity(mode) => (
+            OperatorDesc::is_infinity(input, output, mode),
+            NanPolicy::Zero,
+        ),
     };
     let device = Device::builder()
         .feature_level(level)

@@ -126,7 +126,7 @@ def is_infinity(
     *,
     mode: InfinityMode = "either",
     out: NDArray[Any] | None = None,
-    dtype: DTypeLike = None,
+    dtype: DTypeLike | None = None,
     feature_level: str | None = None,
     threads: int | None = None,
 ) -> Any:

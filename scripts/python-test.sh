@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The Python package's tests: builds `ewise` (crates/ewise-python) into a virtualenv
+# with the pinned test dependencies, then runs its pytest suite (doctests, the Dask
+# cluster test and the type-stub check included).
+#
+# Usage: scripts/python-test.sh [--venv DIR] [PYTEST ARGS...]
+#   --venv DIR   the virtualenv (default: target/py-venv under the repository)
+# Without python3 or PyPI it says what is missing and exits 0 (skipped), or 1 under CI=true.
+set -euo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${repo_root}"
+venv="${repo_root}/target/py-venv"
+if [ "${1:-}" = "--venv" ]; then
+    [ $# -ge 2 ] || { echo "error: --venv needs a directory" >&2; exit 2; }
+    venv="$2"
+    shift 2
+fi
+package="crates/ewise-python"
+
+skip() {
+    echo "python-test: SKIPPED: $*" >&2
+    if [ "${CI:-}" = "true" ]; then
+        echo "python-test: CI=true, so a skipped Python suite is a failure" >&2
+        exit 1
+    fi
+    exit 0
+}
+
+command -v python3 >/dev/null || skip "python3 is not installed (the Python package needs CPython >= 3.10 with pip and venv)"
+if [ ! -x "${venv}/bin/python" ]; then
+    python3 -m venv "${venv}" || skip "python3 -m venv failed (Debian: apt-get install python3-venv)"
+fi
+py="${venv}/bin/python"
+export PATH="${venv}/bin:${PATH}"
+"${py}" -m pip install --quiet --disable-pip-version-check -c "${package}/constraints.txt" \
+    maturin numpy ml_dtypes pytest hypothesis "dask[array]" distributed xarray pandas cloudpickle onnx mypy \
+    || skip "pip could not install the test dependencies from PyPI (see above)"
+
+# A release build into the venv, sharing the workspace's target directory.
+"${py}" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps "./${package}"
+
+# The hand-written stub of the native module matches what it exports.
+(cd /tmp && "${py}" -m mypy.stubtest ewise._ewise --ignore-missing-stub)
+"${py}" -m mypy --strict --no-error-summary "${package}/python/ewise"
+
+# The CLI binary lets the tests compare `ewise.support()` with `ewise support --json`.
+cli="${CARGO_TARGET_DIR:-${repo_root}/target}/debug/ewise"
+[ -x "${cli}" ] && export EWISE_CLI="${cli}"
+
+cd "${package}"
+"${py}" -m pytest -q -p no:cacheprovider "$@"
