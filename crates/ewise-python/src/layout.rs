@@ -10,15 +10,19 @@
 use ewise_cpu::{DataType, TensorDesc};
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use smallvec::SmallVec;
+
+/// Per-axis values, inline up to 8 axes: a call on a small array allocates nothing here.
+pub(crate) type Dims<T> = SmallVec<[T; 8]>;
 
 /// An array's memory as numpy describes it.
 #[derive(Debug, Clone)]
 pub(crate) struct View {
     /// Address of the element at index 0.
     pub data: usize,
-    pub shape: Vec<usize>,
+    pub shape: Dims<usize>,
     /// Strides in bytes, of either sign.
-    pub strides: Vec<isize>,
+    pub strides: Dims<isize>,
     /// Bytes per element.
     pub item: usize,
 }
@@ -30,8 +34,8 @@ impl View {
         let data = unsafe { (*numpy::npyffi::_PyArray_GET_ITEM_DATA(array.as_array_ptr())).data };
         View {
             data: data as usize,
-            shape: array.shape().to_vec(),
-            strides: array.strides().to_vec(),
+            shape: Dims::from_slice(array.shape()),
+            strides: Dims::from_slice(array.strides()),
             item,
         }
     }
@@ -40,7 +44,7 @@ impl View {
     /// 1 repeated with a stride of 0), or `None` if it does not broadcast to it.
     pub fn broadcast_to(&self, shape: &[usize]) -> Option<View> {
         let extra = shape.len().checked_sub(self.shape.len())?;
-        let mut strides = vec![0isize; shape.len()];
+        let mut strides: Dims<isize> = smallvec::smallvec![0; shape.len()];
         for (k, (&size, &stride)) in self.shape.iter().zip(&self.strides).enumerate() {
             match shape[extra + k] {
                 s if s == size => strides[extra + k] = stride,
@@ -50,19 +54,10 @@ impl View {
         }
         Some(View {
             data: self.data,
-            shape: shape.to_vec(),
+            shape: Dims::from_slice(shape),
             strides,
             item: self.item,
         })
-    }
-
-    /// The axes of size above 1 whose stride is negative.
-    pub fn reversed_axes(&self) -> Vec<bool> {
-        self.shape
-            .iter()
-            .zip(&self.strides)
-            .map(|(&size, &stride)| size > 1 && stride < 0)
-            .collect()
     }
 }
 
@@ -93,9 +88,9 @@ impl Span {
 /// An input and output pair mapped to ewise descriptions.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
-    sizes: Vec<u32>,
-    in_strides: Vec<u32>,
-    out_strides: Vec<u32>,
+    pub sizes: Dims<u32>,
+    pub in_strides: Dims<u32>,
+    pub out_strides: Dims<u32>,
     pub input: Span,
     pub output: Span,
     pub memory: Memory,
@@ -117,14 +112,14 @@ impl Plan {
     /// The plan for `input` (already broadcast to the output's shape) and `output`.
     pub fn new(input: &View, output: &View) -> Result<Plan, Unfit> {
         let n = output.shape.len();
-        let mut sizes = Vec::with_capacity(n);
+        let mut sizes = Dims::with_capacity(n);
         for (axis, &size) in output.shape.iter().enumerate() {
             sizes.push(u32::try_from(size).map_err(|_| Unfit::TooLarge { axis, size })?);
         }
         if output.shape.contains(&0) {
             return Ok(Plan {
-                in_strides: vec![0; n],
-                out_strides: vec![0; n],
+                in_strides: smallvec::smallvec![0; n],
+                out_strides: smallvec::smallvec![0; n],
                 sizes,
                 input: Span { base: 0, len: 0 },
                 output: Span { base: 0, len: 0 },
@@ -132,7 +127,8 @@ impl Plan {
             });
         }
         let (mut in_base, mut out_base) = (input.data as isize, output.data as isize);
-        let (mut in_strides, mut out_strides) = (vec![0u32; n], vec![0u32; n]);
+        let (mut in_strides, mut out_strides): (Dims<u32>, Dims<u32>) =
+            (smallvec::smallvec![0; n], smallvec::smallvec![0; n]);
         let (mut in_last, mut out_last) = (0usize, 0usize);
         for k in 0..n {
             let size = output.shape[k];

@@ -5,6 +5,7 @@
 //! ewise tensor descriptions without copying ([`layout`]), and runs ewise-cpu's
 //! compiled operators on their memory with the GIL released for large work ([`ops`]).
 
+mod dask;
 mod dtypes;
 mod layout;
 mod onnx;
@@ -33,46 +34,186 @@ create_exception!(
     "An ONNX model or its inputs that the ONNX front end rejects."
 );
 
-/// `sign(x, out, nan, feature_level, threads)`: see `ewise.sign`.
+/// The sign of each element: -1, 0 or +1, in ``x``'s dtype.
+///
+/// Parameters
+/// ----------
+/// x
+///     A numpy array of any layout, an array-like, or a Dask array (the result is
+///     then a lazy Dask array, computed block by block).
+/// nan
+///     ``"zero"`` (DirectML's formula: NaN gives +0) or ``"propagate"`` (NaN gives
+///     the input NaN unchanged, bit for bit, as numpy and ONNX do). -0 gives +0.
+/// out
+///     A writable array of ``x``'s dtype and of a shape ``x`` broadcasts to, strided
+///     or not; ``out=x`` works in place. Only ``out``'s elements are written, and it
+///     is returned. Input and output may share memory: the result is as if the
+///     input were read first.
+/// feature_level
+///     ``None`` accepts every type and layout the library has (float64, bfloat16,
+///     0-d, empty, up to 64 dimensions). A DirectML level (``"2_1"``, ``"6_4"``,
+///     ...) validates exactly as DirectML would, raising ``ValidationError``.
+/// threads
+///     Threads for large arrays; ``None`` uses one per core, 1 the calling thread.
+///     The GIL is released while large arrays are processed.
+///
+/// Returns
+/// -------
+/// ``out`` when given; else a new array in ``x``'s memory order (and, along axes
+/// ``x`` walks backwards, the same direction), or a numpy scalar for a 0-d result.
+///
+/// Raises
+/// ------
+/// TypeError
+///     ``x``'s dtype is not one ``sign`` takes (the message lists them).
+/// ValueError
+///     A bad keyword value or ``out=`` (type, dtype, shape, read-only).
+/// ValidationError
+///     ``feature_level=`` rejects the tensor.
+///
+/// Examples
+/// --------
+/// >>> import numpy as np, ewise
+/// >>> x = np.array([-3, 0, 5], dtype=np.int8)
+/// >>> ewise.sign(x)
+/// array([-1,  0,  1], dtype=int8)
+/// >>> ewise.sign(np.array([np.nan, -0.0]), nan="propagate")
+/// array([nan,  0.])
+/// >>> ewise.sign(x, out=x)  # in place
+/// array([-1,  0,  1], dtype=int8)
+/// >>> ewise.sign(np.ones(3, np.float32), feature_level="2_1")
+/// Traceback (most recent call last):
+/// ...
+/// ewise.ValidationError: ELEMENT_WISE_SIGN: InputTensor DimensionCount 1 is not supported at feature level 2_1 (supported: 4)
 #[pyfunction]
-#[pyo3(signature = (x, out=None, nan="zero", feature_level=None, threads=None))]
+#[pyo3(signature = (x, *, nan="zero", out=None, feature_level=None, threads=None))]
 fn sign<'py>(
     x: &Bound<'py, PyAny>,
-    out: Option<&Bound<'py, PyAny>>,
     nan: &str,
+    out: Option<&Bound<'py, PyAny>>,
     feature_level: Option<&str>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(lazy) = dask::dispatch(x, "sign", out, || {
+        [("nan", nan.into_pyobject(x.py())?.into_any())]
+            .into_iter()
+            .chain(common(x.py(), feature_level, threads)?)
+            .map(Ok)
+            .collect()
+    })? {
+        return Ok(lazy);
+    }
     let op = Op::Sign(ops::nan_policy(nan)?);
     ops::run(x, out, op, None, ops::options(feature_level, threads)?)
 }
 
-/// `is_infinity(x, out, mode, dtype, feature_level, threads)`: see `ewise.is_infinity`.
+/// DirectML's IS_INFINITY: 1 where an element is an infinity of the chosen sign.
+///
+/// Parameters
+/// ----------
+/// x
+///     A floating-point array (float32, float16, float64, bfloat16, or one of the
+///     four float8 formats) of any layout, an array-like, or a Dask array.
+/// mode
+///     ``"either"``, ``"positive"`` or ``"negative"``: which infinities count.
+///     NaN and finite values give 0; float8 formats without infinities (all but
+///     float8_e5m2) give all zeros.
+/// out
+///     A writable uint8 or bool array of a shape ``x`` broadcasts to; returned.
+/// dtype
+///     The result's dtype: ``numpy.uint8`` (DirectML's UINT8, the default) or
+///     ``bool``. Without it, a given ``out``'s dtype is used.
+/// feature_level, threads
+///     As for :func:`sign`.
+///
+/// Raises
+/// ------
+/// TypeError
+///     ``x``'s dtype is not a floating-point type ewise has (integers included).
+/// ValueError
+///     A bad keyword value or ``out=``.
+/// ValidationError
+///     ``feature_level=`` rejects the tensor.
+///
+/// Examples
+/// --------
+/// >>> import numpy as np, ewise
+/// >>> x = np.array([np.inf, -np.inf, np.nan, 0.0], dtype=np.float16)
+/// >>> ewise.is_infinity(x)
+/// array([1, 1, 0, 0], dtype=uint8)
+/// >>> ewise.is_infinity(x, mode="negative", dtype=bool)
+/// array([False,  True, False, False])
 #[pyfunction]
-#[pyo3(signature = (x, out=None, mode="either", dtype=None, feature_level=None, threads=None))]
+#[pyo3(signature = (x, *, mode="either", out=None, dtype=None, feature_level=None, threads=None))]
 fn is_infinity<'py>(
     x: &Bound<'py, PyAny>,
-    out: Option<&Bound<'py, PyAny>>,
     mode: &str,
+    out: Option<&Bound<'py, PyAny>>,
     dtype: Option<&Bound<'py, PyAny>>,
     feature_level: Option<&str>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let py = x.py();
+    if let Some(lazy) = dask::dispatch(x, "is_infinity", out, || {
+        let dtype = dtype.map_or_else(|| py.None().into_bound(py), |d| d.clone());
+        [
+            ("mode", mode.into_pyobject(py)?.into_any()),
+            ("dtype", dtype),
+        ]
+        .into_iter()
+        .chain(common(py, feature_level, threads)?)
+        .map(Ok)
+        .collect()
+    })? {
+        return Ok(lazy);
+    }
     let op = Op::IsInfinity(ops::infinity_mode(mode)?);
     let out_type = dtype.map(infinity_output_type).transpose()?;
     ops::run(x, out, op, out_type, ops::options(feature_level, threads)?)
 }
 
-/// `isinf(x, out, detect_positive, detect_negative, threads)`: see `ewise.isinf`.
+/// ONNX's IsInf: True where an element is an infinity that the flags select.
+///
+/// Both flags false gives all False. The output is bool; ``out`` must be a writable
+/// bool array of a shape ``x`` broadcasts to. Types, layouts, errors and ``threads``
+/// are as for :func:`is_infinity`.
+///
+/// Examples
+/// --------
+/// >>> import numpy as np, ewise
+/// >>> x = np.array([np.inf, -np.inf, 1.0])
+/// >>> ewise.isinf(x, detect_negative=False)
+/// array([ True, False, False])
+/// >>> ewise.isinf(x, detect_positive=False, detect_negative=False)
+/// array([False, False, False])
 #[pyfunction]
-#[pyo3(signature = (x, out=None, detect_positive=true, detect_negative=true, threads=None))]
+#[pyo3(signature = (x, *, detect_positive=true, detect_negative=true, out=None, threads=None))]
 fn isinf<'py>(
     x: &Bound<'py, PyAny>,
-    out: Option<&Bound<'py, PyAny>>,
     detect_positive: bool,
     detect_negative: bool,
+    out: Option<&Bound<'py, PyAny>>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let py = x.py();
+    if let Some(lazy) = dask::dispatch(x, "isinf", out, || {
+        [
+            (
+                "detect_positive",
+                detect_positive.into_pyobject(py)?.to_owned().into_any(),
+            ),
+            (
+                "detect_negative",
+                detect_negative.into_pyobject(py)?.to_owned().into_any(),
+            ),
+        ]
+        .into_iter()
+        .chain(common(py, None, threads)?)
+        .map(Ok)
+        .collect()
+    })? {
+        return Ok(lazy);
+    }
     let op = Op::IsInfinity(InfinityMode::from_detect(detect_positive, detect_negative));
     ops::run(
         x,
@@ -81,6 +222,19 @@ fn isinf<'py>(
         Some(DataType::Bool),
         ops::options(None, threads)?,
     )
+}
+
+/// The `feature_level` and `threads` keywords, for a Dask call.
+fn common<'py>(
+    py: Python<'py>,
+    feature_level: Option<&str>,
+    threads: Option<i64>,
+) -> PyResult<Vec<(&'static str, Bound<'py, PyAny>)>> {
+    let mut keywords = vec![("threads", threads.into_pyobject(py)?.into_any())];
+    if feature_level.is_some() {
+        keywords.push(("feature_level", feature_level.into_pyobject(py)?.into_any()));
+    }
+    Ok(keywords)
 }
 
 /// IS_INFINITY's output type from `dtype=`: UINT8 or BOOL.

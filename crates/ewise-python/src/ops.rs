@@ -1,6 +1,9 @@
 //! `sign` and `is_infinity` on numpy arrays: argument checks, the output array, and one
 //! run of an ewise-cpu compiled operator over the arrays' own memory.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use ewise_cpu::{
     CompiledOperator, DataType, Device, Extensions, FeatureLevel, InfinityMode, NanPolicy,
     OperatorDesc, OperatorSupport, OperatorType, Parallelism,
@@ -12,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PySlice, PyTuple};
 
 use crate::dtypes::{self, numpy_name, Recognised};
-use crate::layout::{Memory, Plan, Unfit, View};
+use crate::layout::{Dims, Memory, Plan, Unfit, View};
 use crate::ValidationError;
 
 /// Bytes moved below which the GIL stays held: releasing and taking it back costs more
@@ -20,7 +23,7 @@ use crate::ValidationError;
 const DETACH_BYTES: usize = 64 << 10;
 
 /// The operator of one call.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
     Sign(NanPolicy),
     IsInfinity(InfinityMode),
@@ -43,7 +46,7 @@ impl Op {
 }
 
 /// Options common to both functions.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Options {
     /// `None`: every type and layout the library accepts; a level: DirectML's rules.
     pub level: Option<FeatureLevel>,
@@ -156,7 +159,7 @@ pub(crate) fn run<'py>(
             x = call(&x, "copy", ("K",))?;
             continue;
         }
-        let compiled = compile(op, &plan, in_type, out_type, options)?;
+        let compiled = compiled(op, &plan, (in_type, out_type), options)?;
         execute(py, &compiled, &plan)?;
         if let Some(target) = target {
             py.import("numpy")?.call_method1("copyto", (&out, target))?;
@@ -283,13 +286,15 @@ fn new_like<'py>(
         Bound::from_owned_ptr_or_err(py, ptr)?
     };
     let array = array.cast_into::<PyUntypedArray>()?;
-    let reversed = View::of(x, 1).reversed_axes();
-    if !reversed.contains(&true) {
+    let reversed = |(&size, &stride): (&usize, &isize)| size > 1 && stride < 0;
+    if !x.shape().iter().zip(x.strides()).any(reversed) {
         return Ok(array);
     }
-    let index: Vec<Bound<'py, PySlice>> = reversed
+    let index: Vec<Bound<'py, PySlice>> = x
+        .shape()
         .iter()
-        .map(|&r| match r {
+        .zip(x.strides())
+        .map(|axis| match reversed(axis) {
             true => PySlice::new(py, isize::MAX, isize::MIN, -1),
             false => PySlice::full(py),
         })
@@ -313,12 +318,55 @@ fn mirrored<'py>(
     new_like(&shaped, descr.cast::<PyArrayDescr>()?)
 }
 
+/// What a compiled operator depends on: equal keys validate and compile alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Key {
+    op: Op,
+    types: (DataType, DataType),
+    options: Options,
+    sizes: Dims<u32>,
+    in_strides: Dims<u32>,
+    out_strides: Dims<u32>,
+}
+
+thread_local! {
+    /// The last operator this thread compiled: calls in a loop over arrays of one shape
+    /// and layout validate and compile once.
+    static LAST: RefCell<Option<(Key, Rc<CompiledOperator>)>> = const { RefCell::new(None) };
+}
+
+/// The compiled operator for a plan, from the thread's last one when it matches.
+fn compiled(
+    op: Op,
+    plan: &Plan,
+    types: (DataType, DataType),
+    options: Options,
+) -> PyResult<Rc<CompiledOperator>> {
+    let key = Key {
+        op,
+        types,
+        options,
+        sizes: plan.sizes.clone(),
+        in_strides: plan.in_strides.clone(),
+        out_strides: plan.out_strides.clone(),
+    };
+    let hit = LAST.with_borrow(|last| match last {
+        Some((k, c)) if *k == key => Some(c.clone()),
+        _ => None,
+    });
+    if let Some(c) = hit {
+        return Ok(c);
+    }
+    let c = Rc::new(compile(op, plan, types, options)?);
+    LAST.with_borrow_mut(|last| *last = Some((key, c.clone())));
+    Ok(c)
+}
+
 /// The compiled operator for a plan: validation with the caller's rules.
 fn compile(
     op: Op,
     plan: &Plan,
-    in_type: DataType,
-    out_type: DataType,
+    (in_type, out_type): (DataType, DataType),
     options: Options,
 ) -> PyResult<CompiledOperator> {
     let (level, extensions) = match options.level {

@@ -1,6 +1,7 @@
 """Dask arrays: the functions applied block by block, lazily.
 
-Nothing here imports dask: a Dask array reaching these functions means dask is loaded.
+The native functions call ``map_blocks`` when given a Dask array. Nothing here imports
+dask: a Dask array reaching these functions means dask is loaded.
 """
 
 from __future__ import annotations
@@ -9,11 +10,6 @@ import functools
 from typing import Any, Callable
 
 import numpy as np
-
-
-def is_dask_array(x: object) -> bool:
-    """Whether ``x`` is a Dask array (checked without importing dask)."""
-    return type(x).__module__.startswith("dask.") and hasattr(x, "map_blocks")
 
 
 def map_blocks(function: Callable[..., Any], x: Any, out: object, **keywords: Any) -> Any:

@@ -1,7 +1,9 @@
-from typing import Any
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+_A = TypeVar("_A", bound=NDArray[Any])
 
 __version__: str
 DEFAULT_NAN_POLICY: str
@@ -9,28 +11,62 @@ DEFAULT_NAN_POLICY: str
 class ValidationError(ValueError): ...
 class OnnxError(ValueError): ...
 
+@overload
 def sign(
-    x: Any,
-    out: NDArray[Any] | None = None,
-    nan: str = "zero",
+    x: ArrayLike,
+    *,
+    nan: Literal["zero", "propagate"] = "zero",
+    out: None = None,
     feature_level: str | None = None,
     threads: int | None = None,
 ) -> Any: ...
+@overload
+def sign(
+    x: ArrayLike,
+    *,
+    nan: Literal["zero", "propagate"] = "zero",
+    out: _A,
+    feature_level: str | None = None,
+    threads: int | None = None,
+) -> _A: ...
+@overload
 def is_infinity(
-    x: Any,
-    out: NDArray[Any] | None = None,
-    mode: str = "either",
-    dtype: Any = None,
+    x: ArrayLike,
+    *,
+    mode: Literal["either", "positive", "negative"] = "either",
+    out: None = None,
+    dtype: DTypeLike | None = None,
     feature_level: str | None = None,
     threads: int | None = None,
 ) -> Any: ...
+@overload
+def is_infinity(
+    x: ArrayLike,
+    *,
+    mode: Literal["either", "positive", "negative"] = "either",
+    out: _A,
+    dtype: DTypeLike | None = None,
+    feature_level: str | None = None,
+    threads: int | None = None,
+) -> _A: ...
+@overload
 def isinf(
-    x: Any,
-    out: NDArray[np.bool_] | None = None,
+    x: ArrayLike,
+    *,
     detect_positive: bool = True,
     detect_negative: bool = True,
+    out: None = None,
     threads: int | None = None,
 ) -> Any: ...
+@overload
+def isinf(
+    x: ArrayLike,
+    *,
+    detect_positive: bool = True,
+    detect_negative: bool = True,
+    out: NDArray[np.bool_],
+    threads: int | None = None,
+) -> NDArray[np.bool_]: ...
 def onnx_run(
     model: str | bytes, inputs: list[tuple[str, NDArray[Any]]], nan: str
 ) -> list[tuple[str, NDArray[Any]]]: ...
