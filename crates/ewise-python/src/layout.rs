@@ -94,6 +94,8 @@ pub(crate) struct Plan {
     pub input: Span,
     pub output: Span,
     pub memory: Memory,
+    /// Bytes per input and per output element.
+    pub items: (usize, usize),
 }
 
 /// Why a pair of views has no plan.
@@ -124,6 +126,7 @@ impl Plan {
                 input: Span { base: 0, len: 0 },
                 output: Span { base: 0, len: 0 },
                 memory: Memory::Disjoint,
+                items: (input.item, output.item),
             });
         }
         let (mut in_base, mut out_base) = (input.data as isize, output.data as isize);
@@ -176,6 +179,7 @@ impl Plan {
             input: input_span,
             output: output_span,
             memory,
+            items: (input.item, output.item),
         })
     }
 
@@ -187,6 +191,11 @@ impl Plan {
     /// The output's description.
     pub fn output_desc(&self, data_type: DataType) -> TensorDesc {
         desc(data_type, &self.sizes, &self.out_strides)
+    }
+
+    /// Number of elements.
+    pub fn elements(&self) -> usize {
+        self.sizes.iter().map(|&s| s as usize).product()
     }
 
     /// Bytes the kernel reads and writes.

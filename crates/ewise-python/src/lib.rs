@@ -7,6 +7,7 @@
 
 mod dask;
 mod dtypes;
+mod gpu;
 mod layout;
 mod onnx;
 mod ops;
@@ -26,6 +27,12 @@ create_exception!(
     ValidationError,
     PyValueError,
     "A tensor the library's validation rejects (DirectML's rules under feature_level=)."
+);
+create_exception!(
+    ewise,
+    GpuError,
+    pyo3::exceptions::PyRuntimeError,
+    "device=\"gpu\" could not run: no GPU adapter (the message lists what was tried), or the GPU failed."
 );
 create_exception!(
     ewise,
@@ -56,6 +63,12 @@ create_exception!(
 /// threads
 ///     Threads for large arrays; ``None`` uses one per core, 1 the calling thread.
 ///     The GIL is released while large arrays are processed.
+/// device
+///     ``"cpu"`` or ``"gpu"``: the GPU backend (wgpu on Vulkan, Metal or DirectX 12;
+///     the adapter is chosen as ``ewise.gpu_adapter()`` tells) gives the same bytes.
+///     The arrays stay numpy arrays: each call uploads the input and downloads the
+///     result, so the GPU pays off only for work that is large against the
+///     transfers.
 ///
 /// Returns
 /// -------
@@ -70,6 +83,8 @@ create_exception!(
 ///     A bad keyword value or ``out=`` (type, dtype, shape, read-only).
 /// ValidationError
 ///     ``feature_level=`` rejects the tensor.
+/// GpuError
+///     ``device="gpu"`` and no GPU adapter, or the GPU failed.
 ///
 /// Examples
 /// --------
@@ -86,25 +101,32 @@ create_exception!(
 /// ...
 /// ewise.ValidationError: ELEMENT_WISE_SIGN: InputTensor DimensionCount 1 is not supported at feature level 2_1 (supported: 4)
 #[pyfunction]
-#[pyo3(signature = (x, *, nan="zero", out=None, feature_level=None, threads=None))]
+#[pyo3(signature = (x, *, nan="zero", out=None, feature_level=None, threads=None, device="cpu"))]
 fn sign<'py>(
     x: &Bound<'py, PyAny>,
     nan: &str,
     out: Option<&Bound<'py, PyAny>>,
     feature_level: Option<&str>,
     threads: Option<i64>,
+    device: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     if let Some(lazy) = dask::dispatch(x, "sign", out, || {
         [("nan", nan.into_pyobject(x.py())?.into_any())]
             .into_iter()
-            .chain(common(x.py(), feature_level, threads)?)
+            .chain(common(x.py(), feature_level, threads, device)?)
             .map(Ok)
             .collect()
     })? {
         return Ok(lazy);
     }
     let op = Op::Sign(ops::nan_policy(nan)?);
-    ops::run(x, out, op, None, ops::options(feature_level, threads)?)
+    ops::run(
+        x,
+        out,
+        op,
+        None,
+        ops::options(feature_level, threads, device)?,
+    )
 }
 
 /// DirectML's IS_INFINITY: 1 where an element is an infinity of the chosen sign.
@@ -123,7 +145,7 @@ fn sign<'py>(
 /// dtype
 ///     The result's dtype: ``numpy.uint8`` (DirectML's UINT8, the default) or
 ///     ``bool``. Without it, a given ``out``'s dtype is used.
-/// feature_level, threads
+/// feature_level, threads, device
 ///     As for :func:`sign`.
 ///
 /// Raises
@@ -144,7 +166,7 @@ fn sign<'py>(
 /// >>> ewise.is_infinity(x, mode="negative", dtype=bool)
 /// array([False,  True, False, False])
 #[pyfunction]
-#[pyo3(signature = (x, *, mode="either", out=None, dtype=None, feature_level=None, threads=None))]
+#[pyo3(signature = (x, *, mode="either", out=None, dtype=None, feature_level=None, threads=None, device="cpu"))]
 fn is_infinity<'py>(
     x: &Bound<'py, PyAny>,
     mode: &str,
@@ -152,6 +174,7 @@ fn is_infinity<'py>(
     dtype: Option<&Bound<'py, PyAny>>,
     feature_level: Option<&str>,
     threads: Option<i64>,
+    device: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
     if let Some(lazy) = dask::dispatch(x, "is_infinity", out, || {
@@ -161,7 +184,7 @@ fn is_infinity<'py>(
             ("dtype", dtype),
         ]
         .into_iter()
-        .chain(common(py, feature_level, threads)?)
+        .chain(common(py, feature_level, threads, device)?)
         .map(Ok)
         .collect()
     })? {
@@ -169,14 +192,20 @@ fn is_infinity<'py>(
     }
     let op = Op::IsInfinity(ops::infinity_mode(mode)?);
     let out_type = dtype.map(infinity_output_type).transpose()?;
-    ops::run(x, out, op, out_type, ops::options(feature_level, threads)?)
+    ops::run(
+        x,
+        out,
+        op,
+        out_type,
+        ops::options(feature_level, threads, device)?,
+    )
 }
 
 /// ONNX's IsInf: True where an element is an infinity that the flags select.
 ///
 /// Both flags false gives all False. The output is bool; ``out`` must be a writable
-/// bool array of a shape ``x`` broadcasts to. Types, layouts, errors and ``threads``
-/// are as for :func:`is_infinity`.
+/// bool array of a shape ``x`` broadcasts to. Types, layouts, errors, ``threads`` and
+/// ``device`` are as for :func:`is_infinity`.
 ///
 /// Examples
 /// --------
@@ -187,13 +216,14 @@ fn is_infinity<'py>(
 /// >>> ewise.isinf(x, detect_positive=False, detect_negative=False)
 /// array([False, False, False])
 #[pyfunction]
-#[pyo3(signature = (x, *, detect_positive=true, detect_negative=true, out=None, threads=None))]
+#[pyo3(signature = (x, *, detect_positive=true, detect_negative=true, out=None, threads=None, device="cpu"))]
 fn isinf<'py>(
     x: &Bound<'py, PyAny>,
     detect_positive: bool,
     detect_negative: bool,
     out: Option<&Bound<'py, PyAny>>,
     threads: Option<i64>,
+    device: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
     if let Some(lazy) = dask::dispatch(x, "isinf", out, || {
@@ -208,7 +238,7 @@ fn isinf<'py>(
             ),
         ]
         .into_iter()
-        .chain(common(py, None, threads)?)
+        .chain(common(py, None, threads, device)?)
         .map(Ok)
         .collect()
     })? {
@@ -220,7 +250,7 @@ fn isinf<'py>(
         out,
         op,
         Some(DataType::Bool),
-        ops::options(None, threads)?,
+        ops::options(None, threads, device)?,
     )
 }
 
@@ -229,8 +259,12 @@ fn common<'py>(
     py: Python<'py>,
     feature_level: Option<&str>,
     threads: Option<i64>,
+    device: &str,
 ) -> PyResult<Vec<(&'static str, Bound<'py, PyAny>)>> {
-    let mut keywords = vec![("threads", threads.into_pyobject(py)?.into_any())];
+    let mut keywords = vec![
+        ("threads", threads.into_pyobject(py)?.into_any()),
+        ("device", device.into_pyobject(py)?.into_any()),
+    ];
     if feature_level.is_some() {
         keywords.push(("feature_level", feature_level.into_pyobject(py)?.into_any()));
     }
@@ -266,7 +300,7 @@ fn onnx_run<'py>(
 #[pyfunction]
 #[pyo3(signature = (feature_level=None))]
 fn support<'py>(py: Python<'py>, feature_level: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
-    let level = ops::options(feature_level, None)?.level;
+    let level = ops::options(feature_level, None, "cpu")?.level;
     tables::of(py, level)
 }
 
@@ -274,6 +308,13 @@ fn support<'py>(py: Python<'py>, feature_level: Option<&str>) -> PyResult<Bound<
 #[pyfunction]
 fn feature_levels() -> Vec<String> {
     FeatureLevel::ALL.iter().map(|l| l.to_string()).collect()
+}
+
+/// The GPU adapter that ``device="gpu"`` runs on, as one line; raises ``GpuError``
+/// when there is none.
+#[pyfunction]
+fn gpu_adapter() -> PyResult<String> {
+    gpu::adapter()
 }
 
 /// The CPU kernels' instruction set in this process (`avx2`, `portable`, ...).
@@ -291,6 +332,8 @@ fn _ewise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(support, m)?)?;
     m.add_function(wrap_pyfunction!(feature_levels, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu_adapter, m)?)?;
+    m.add("GpuError", m.py().get_type::<GpuError>())?;
     m.add("ValidationError", m.py().get_type::<ValidationError>())?;
     m.add("OnnxError", m.py().get_type::<OnnxError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PySlice, PyTuple};
 
 use crate::dtypes::{self, numpy_name, Recognised};
+use crate::gpu;
 use crate::layout::{Dims, Memory, Plan, Unfit, View};
 use crate::ValidationError;
 
@@ -45,12 +46,20 @@ impl Op {
     }
 }
 
+/// Where a call runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    Cpu,
+    Gpu,
+}
+
 /// Options common to both functions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Options {
     /// `None`: every type and layout the library accepts; a level: DirectML's rules.
     pub level: Option<FeatureLevel>,
     pub parallelism: Parallelism,
+    pub target: Target,
 }
 
 /// `nan=`'s value.
@@ -77,8 +86,21 @@ pub(crate) fn infinity_mode(value: &str) -> PyResult<InfinityMode> {
     }
 }
 
-/// `feature_level=` and `threads=`.
-pub(crate) fn options(feature_level: Option<&str>, threads: Option<i64>) -> PyResult<Options> {
+/// `feature_level=`, `threads=` and `device=`.
+pub(crate) fn options(
+    feature_level: Option<&str>,
+    threads: Option<i64>,
+    device: &str,
+) -> PyResult<Options> {
+    let target = match device {
+        "cpu" => Target::Cpu,
+        "gpu" => Target::Gpu,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "device={device:?} is not a device (accepted: \"cpu\", \"gpu\")"
+            )))
+        }
+    };
     let level = feature_level
         .map(|s| {
             s.parse::<FeatureLevel>()
@@ -94,7 +116,11 @@ pub(crate) fn options(feature_level: Option<&str>, threads: Option<i64>) -> PyRe
             )))
         }
     };
-    Ok(Options { level, parallelism })
+    Ok(Options {
+        level,
+        parallelism,
+        target,
+    })
 }
 
 /// Runs `op` on `x` into `out` (or a new array) and returns the result: `out` itself,
@@ -131,8 +157,8 @@ pub(crate) fn run<'py>(
     let out_view = View::of(&out, out.dtype().itemsize());
     let mut target = (!out_native).then(|| mirrored(&x, &out)).transpose()?;
     // Each retry removes its cause: a copied input has whole, positive strides and its
-    // own memory, and a mirrored temporary runs in the input's directions.
-    for _ in 0..4 {
+    // own memory, and a mirrored temporary is dense and runs in the input's directions.
+    for _ in 0..6 {
         let into = target.as_ref().unwrap_or(&out);
         let Some(in_view) = View::of(&x, x.dtype().itemsize()).broadcast_to(&out_view.shape) else {
             break;
@@ -159,8 +185,28 @@ pub(crate) fn run<'py>(
             x = call(&x, "copy", ("K",))?;
             continue;
         }
-        let compiled = compiled(op, &plan, (in_type, out_type), options)?;
-        execute(py, &compiled, &plan)?;
+        match options.target {
+            Target::Cpu => {
+                let compiled = compiled(op, &plan, (in_type, out_type), options)?;
+                execute(py, &compiled, &plan)?;
+            }
+            Target::Gpu if target.is_none() && !gpu::dense_output(&plan) => {
+                target = Some(mirrored(&x, &out)?);
+                continue;
+            }
+            Target::Gpu if gpu::sparse_input(&plan) => {
+                x = call(&x, "copy", ("K",))?;
+                continue;
+            }
+            Target::Gpu => {
+                let (desc, policy) = validated(op, &plan, (in_type, out_type), options.level)?;
+                if plan.elements() > 0 {
+                    // SAFETY: the plan's spans are the arrays' memory, disjoint or the
+                    // same, and the output span is dense (checked above).
+                    unsafe { gpu::execute(py, &desc, policy, &plan)? };
+                }
+            }
+        }
         if let Some(target) = target {
             py.import("numpy")?.call_method1("copyto", (&out, target))?;
         }
@@ -362,25 +408,52 @@ fn compiled(
     Ok(c)
 }
 
-/// The compiled operator for a plan: validation with the caller's rules.
-fn compile(
+/// The level and extensions a call validates with.
+fn rules(level: Option<FeatureLevel>) -> (FeatureLevel, Extensions) {
+    match level {
+        Some(level) => (level, Extensions::Disabled),
+        None => (FeatureLevel::LATEST, Extensions::Enabled),
+    }
+}
+
+/// The operator's description for a plan, and its NaN policy.
+fn desc(
     op: Op,
     plan: &Plan,
     (in_type, out_type): (DataType, DataType),
-    options: Options,
-) -> PyResult<CompiledOperator> {
-    let (level, extensions) = match options.level {
-        Some(level) => (level, Extensions::Disabled),
-        None => (FeatureLevel::LATEST, Extensions::Enabled),
-    };
+) -> (OperatorDesc, NanPolicy) {
     let (input, output) = (plan.input_desc(in_type), plan.output_desc(out_type));
-    let (desc, policy) = match op {
+    match op {
         Op::Sign(policy) => (OperatorDesc::sign(input, output), policy),
         Op::IsInfinity(mode) => (
             OperatorDesc::is_infinity(input, output, mode),
             NanPolicy::Zero,
         ),
-    };
+    }
+}
+
+/// The description for a plan, validated with the caller's rules.
+fn validated(
+    op: Op,
+    plan: &Plan,
+    types: (DataType, DataType),
+    level: Option<FeatureLevel>,
+) -> PyResult<(OperatorDesc, NanPolicy)> {
+    let (level, extensions) = rules(level);
+    let (desc, policy) = desc(op, plan, types);
+    ewise_cpu::validate(&desc, level, extensions).map_err(validation)?;
+    Ok((desc, policy))
+}
+
+/// The compiled operator for a plan: validation with the caller's rules.
+fn compile(
+    op: Op,
+    plan: &Plan,
+    types: (DataType, DataType),
+    options: Options,
+) -> PyResult<CompiledOperator> {
+    let (level, extensions) = rules(options.level);
+    let (desc, policy) = desc(op, plan, types);
     let device = Device::builder()
         .feature_level(level)
         .extensions(extensions)
@@ -394,7 +467,8 @@ fn compile(
         .map_err(validation)
 }
 
-fn validation(e: ewise_cpu::Error) -> PyErr {
+/// A library error as `ewise.ValidationError`.
+pub(crate) fn validation(e: ewise_cpu::Error) -> PyErr {
     ValidationError::new_err(e.to_string())
 }
 
@@ -423,7 +497,7 @@ fn execute(py: Python<'_>, compiled: &CompiledOperator, plan: &Plan) -> PyResult
 
 /// # Safety
 /// `span` must be readable memory, or empty.
-unsafe fn bytes<'a>(span: crate::layout::Span) -> &'a [u8] {
+pub(crate) unsafe fn bytes<'a>(span: crate::layout::Span) -> &'a [u8] {
     match span.len {
         0 => &[],
         // SAFETY: by the caller.
@@ -433,7 +507,7 @@ unsafe fn bytes<'a>(span: crate::layout::Span) -> &'a [u8] {
 
 /// # Safety
 /// `span` must be writable memory that nothing else references, or empty.
-unsafe fn bytes_mut<'a>(span: crate::layout::Span) -> &'a mut [u8] {
+pub(crate) unsafe fn bytes_mut<'a>(span: crate::layout::Span) -> &'a mut [u8] {
     match span.len {
         0 => &mut [],
         // SAFETY: by the caller.

@@ -29,13 +29,15 @@ from __future__ import annotations
 from typing import Any
 
 from . import _ewise, onnx
-from ._ewise import OnnxError, ValidationError, is_infinity, isinf, sign
+from ._ewise import GpuError, OnnxError, ValidationError, gpu_adapter, is_infinity, isinf, sign
 
 __all__ = [
     "FEATURE_LEVELS",
+    "GpuError",
     "OnnxError",
     "ValidationError",
     "__version__",
+    "gpu_adapter",
     "instruction_set",
     "is_infinity",
     "isinf",

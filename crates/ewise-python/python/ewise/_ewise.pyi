@@ -10,6 +10,7 @@ DEFAULT_NAN_POLICY: str
 
 class ValidationError(ValueError): ...
 class OnnxError(ValueError): ...
+class GpuError(RuntimeError): ...
 
 @overload
 def sign(
@@ -19,6 +20,7 @@ def sign(
     out: None = None,
     feature_level: str | None = None,
     threads: int | None = None,
+    device: Literal["cpu", "gpu"] = "cpu",
 ) -> Any: ...
 @overload
 def sign(
@@ -28,6 +30,7 @@ def sign(
     out: _A,
     feature_level: str | None = None,
     threads: int | None = None,
+    device: Literal["cpu", "gpu"] = "cpu",
 ) -> _A: ...
 @overload
 def is_infinity(
@@ -38,6 +41,7 @@ def is_infinity(
     dtype: DTypeLike | None = None,
     feature_level: str | None = None,
     threads: int | None = None,
+    device: Literal["cpu", "gpu"] = "cpu",
 ) -> Any: ...
 @overload
 def is_infinity(
@@ -48,6 +52,7 @@ def is_infinity(
     dtype: DTypeLike | None = None,
     feature_level: str | None = None,
     threads: int | None = None,
+    device: Literal["cpu", "gpu"] = "cpu",
 ) -> _A: ...
 @overload
 def isinf(
@@ -57,6 +62,7 @@ def isinf(
     detect_negative: bool = True,
     out: None = None,
     threads: int | None = None,
+    device: Literal["cpu", "gpu"] = "cpu",
 ) -> Any: ...
 @overload
 def isinf(
@@ -66,6 +72,7 @@ def isinf(
     detect_negative: bool = True,
     out: NDArray[np.bool_],
     threads: int | None = None,
+    device: Literal["cpu", "gpu"] = "cpu",
 ) -> NDArray[np.bool_]: ...
 def onnx_run(
     model: str | bytes, inputs: list[tuple[str, NDArray[Any]]], nan: str
@@ -73,3 +80,4 @@ def onnx_run(
 def support(feature_level: str | None = None) -> dict[str, Any]: ...
 def feature_levels() -> list[str]: ...
 def instruction_set() -> str: ...
+def gpu_adapter() -> str: ...
