@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The project's tests: every Rust test of the workspace, with the GPU backend's tests on
-# Mesa's lavapipe (installed by scripts/gpu-driver.sh when missing and this runs as root).
+# Mesa's lavapipe (installed by scripts/gpu-driver.sh when missing and this runs as root),
+# then the Python package's tests (scripts/python-test.sh: a virtualenv under target/).
+# Arguments go to `cargo test`; with arguments, the Python tests are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,3 +12,6 @@ if [ -n "$env_line" ]; then
     echo "test: GPU tests run on lavapipe (${env_line#export })"
 fi
 cargo test --workspace "$@"
+if [ $# -eq 0 ]; then
+    scripts/python-test.sh
+fi
