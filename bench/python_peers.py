@@ -133,8 +133,7 @@ def main():
         f = lambda k, fmt="{:.2f}": fmt.format(r[k]) if k in r else "-"  # noqa: E731
         print(f"| {r['op']} | {r['dtype']} | {r['elements']} | {f('ewise us')} | {f('numpy us')} "
               f"| {f('speedup call')} | {f('ewise out= us')} | {f('numpy out= us')} "
-              f"| {f('speedup out=')} | {f('ewise GB/s', '{:.1f}')} | {f('numpy GB/s', '{:.1f}')} "
-              f"| {f('vs copyto')} |")
+              f"| {f('speedup out=')} | {f('ewise GB/s', '{:.1f}')} | {f('numpy GB/s', '{:.1f}')} |")
 
 
 if __name__ == "__main__":
