@@ -139,7 +139,12 @@ def main():
                 cells.append("-")
                 continue
             fn, moved = case
-            fn()
+            try:
+                fn()
+            except Exception as e:  # e.g. torch has the dtype but no kernel for it
+                print(f"{name}: {r['op']} {dtype}: {type(e).__name__}: {e}", file=sys.stderr)
+                cells.append("-")
+                continue
             gbps = moved / median_seconds(fn, args.repeat) / 1e9
             cells.append(f"{gbps:6.1f} ({gbps / r['best_copy_gbps']:.2f})")
         print(
