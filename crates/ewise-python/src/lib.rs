@@ -1,9 +1,10 @@
 //! `ewise._ewise`: the native module under the `ewise` Python package.
 //!
-//! The package's Python layer (`python/ewise`) owns the public signatures, docstrings
-//! and Dask dispatch; this module takes numpy arrays of any layout, maps them onto
-//! ewise tensor descriptions without copying ([`layout`]), and runs ewise-cpu's
-//! compiled operators on their memory with the GIL released for large work ([`ops`]).
+//! It holds the public `sign`, `is_infinity` and `isinf` (keyword-only signatures and
+//! numpy-style docstrings; Dask arrays are handed to the package's `_dask` module). A
+//! numpy array of any layout is described to ewise without copying (module `layout`),
+//! and ewise-cpu's compiled operators run on its memory with the GIL released for large
+//! work (module `ops`); `device="gpu"` goes through ewise-gpu (module `gpu`).
 
 mod dask;
 mod dtypes;
