@@ -15,7 +15,7 @@ mod ops;
 mod tables;
 
 use ewise_cpu::{DataType, FeatureLevel, InfinityMode, NanPolicy};
-use numpy::{PyArrayDescr, PyUntypedArray};
+use numpy::{PyArrayDescr, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -56,7 +56,8 @@ create_exception!(
 ///     A writable array of ``x``'s dtype and of a shape ``x`` broadcasts to, strided
 ///     or not; ``out=x`` works in place. Only ``out``'s elements are written, and it
 ///     is returned. Input and output may share memory: the result is as if the
-///     input were read first.
+///     input were read first. An ``out`` that runs against ``x`` along some axis
+///     (``x[::-1]`` into a forward ``out``) costs one temporary of ``out``'s size.
 /// feature_level
 ///     ``None`` accepts every type and layout the library has (float64, bfloat16,
 ///     0-d, empty, up to 64 dimensions). A DirectML level (``"2_1"``, ``"6_4"``,
@@ -192,7 +193,11 @@ fn is_infinity<'py>(
         return Ok(lazy);
     }
     let op = Op::IsInfinity(ops::infinity_mode(mode)?);
-    let out_type = dtype.map(infinity_output_type).transpose()?;
+    let out_type = match (dtype, out) {
+        (Some(dtype), _) => Some(infinity_output_type(dtype)?),
+        (None, Some(out)) => out_infinity_type(out)?,
+        (None, None) => None,
+    };
     ops::run(
         x,
         out,
@@ -285,6 +290,18 @@ fn infinity_output_type(dtype: &Bound<'_, PyAny>) -> PyResult<DataType> {
         Some(t) if matches!(t.data_type, DataType::Uint8 | DataType::Bool) => Ok(t.data_type),
         _ => Err(bad()),
     }
+}
+
+/// The output type a given `out` asks for when `dtype=` is not given: its own, if it is
+/// UINT8 or BOOL; `None` (the default, UINT8) otherwise, which the `out=` check then
+/// reports.
+fn out_infinity_type(out: &Bound<'_, PyAny>) -> PyResult<Option<DataType>> {
+    let Ok(array) = out.cast::<PyUntypedArray>() else {
+        return Ok(None);
+    };
+    Ok(dtypes::recognise(&array.dtype())?
+        .map(|t| t.data_type)
+        .filter(|t| matches!(t, DataType::Uint8 | DataType::Bool)))
 }
 
 /// `onnx_run(model, inputs, nan)`: see `ewise.onnx.run`.

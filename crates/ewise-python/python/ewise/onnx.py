@@ -62,5 +62,7 @@ def run(
         array = np.asarray(value)
         if not array.dtype.isnative:
             array = array.astype(array.dtype.newbyteorder("="))
-        arrays.append((name, np.ascontiguousarray(array)))
+        if not array.flags.c_contiguous:  # ascontiguousarray would make 0-d arrays 1-d
+            array = np.ascontiguousarray(array)
+        arrays.append((name, array))
     return dict(_ewise.onnx_run(model_arg, arrays, nan))
