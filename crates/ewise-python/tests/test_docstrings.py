@@ -31,4 +31,6 @@ def test_native_functions_have_examples() -> None:
 
 def test_public_functions_are_the_native_ones() -> None:
     assert ewise.sign is _ewise.sign
-    assert ewise.sign.__text_signature__ == '(x, *, nan="zero", out=None, feature_level=None, threads=None)'
+    assert ewise.sign.__text_signature__ == (
+        '(x, *, nan="zero", out=None, feature_level=None, threads=None, device="cpu")'
+    )
