@@ -9,6 +9,8 @@ mod formats;
 mod is_infinity_avx2;
 pub(crate) mod isa;
 mod ops;
+#[cfg(target_arch = "x86_64")]
+mod sign_avx2;
 mod slice;
 pub(crate) mod stream;
 pub(crate) mod transpose;
@@ -125,7 +127,8 @@ pub(crate) fn sign_on(
 ) -> Option<Kernel> {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx2 => sign_for::<isa::Avx2>(data_type, policy),
+        InstructionSet::Avx2 => sign_avx2::kernel(data_type, policy)
+            .or_else(|| sign_for::<isa::Avx2>(data_type, policy)),
         _ => sign_for::<Portable>(data_type, policy),
     }
 }

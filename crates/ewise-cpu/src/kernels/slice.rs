@@ -57,8 +57,17 @@ pub(crate) fn map_bytes_with<M: Map>(
 
 /// [`map_in_place`] over a byte slice.
 pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mut [u8]) {
+    map_bytes_in_place_with::<M>(data, I::map_in_place::<M>);
+}
+
+/// [`map_bytes_in_place`] with `map_in_place` as the slice loop: it applies `M` to each
+/// element of its slice in place.
+pub(crate) fn map_bytes_in_place_with<M: Map<Out = <M as Map>::In>>(
+    data: &mut [u8],
+    map_in_place: impl Fn(&mut [M::In]),
+) {
     match bytemuck::try_cast_slice_mut::<u8, M::In>(data) {
-        Ok(d) => I::map_in_place::<M>(d),
+        Ok(d) => map_in_place(d),
         Err(_) => {
             let size = std::mem::size_of::<M::In>();
             let mut tmp = [M::In::zeroed(); CHUNK];
@@ -66,7 +75,7 @@ pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mu
                 let n = chunk.len() / size;
                 let t = &mut tmp[..n];
                 bytemuck::cast_slice_mut::<M::In, u8>(t).copy_from_slice(chunk);
-                I::map_in_place::<M>(t);
+                map_in_place(t);
                 chunk.copy_from_slice(bytemuck::cast_slice::<M::In, u8>(t));
             }
         }
