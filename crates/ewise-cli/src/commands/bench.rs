@@ -48,6 +48,9 @@ pub struct BenchArgs {
     /// Input layouts: a packed array, or the transpose of a 2-D one.
     #[arg(long, value_enum, default_value = "all")]
     layout: LayoutChoice,
+    /// SIGN's NaN policy (the CPU kernels differ: `zero` needs fewer operations).
+    #[arg(long, value_enum, default_value = "propagate")]
+    nan: crate::cli::Nan,
     /// Timed rounds per case; the median is reported.
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(3..=1001))]
     samples: u32,
@@ -131,6 +134,8 @@ struct Measured {
     elements: u32,
     layout: Layout,
     threads: usize,
+    /// SIGN's NaN policy (IS_INFINITY has none).
+    policy: NanPolicy,
     gbps: f64,
     ns_per_call: f64,
     copies: Vec<(CopyKind, usize, f64)>,
@@ -203,14 +208,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     for &(op, dtype) in &cases {
         for &elements in &args.sizes {
             for &layout in layouts {
-                results.push(measure(op, dtype, elements, layout, threads, args.samples)?);
+                let case = (op, dtype, elements, layout);
+                results.push(measure(case, args.nan.into(), threads, args.samples)?);
             }
         }
     }
     let text = if args.json {
         json(&results)
     } else {
-        table(&results, threads)
+        table(&results, threads, args.nan.into())
     };
     crate::print(&text)
 }
@@ -302,10 +308,8 @@ impl<'a> Timed<'a> {
 }
 
 fn measure(
-    op: &'static str,
-    dtype: DataType,
-    elements: u32,
-    layout: Layout,
+    (op, dtype, elements, layout): (&'static str, DataType, u32, Layout),
+    policy: NanPolicy,
     threads: usize,
     samples: u32,
 ) -> Result<Measured> {
@@ -315,7 +319,7 @@ fn measure(
         .parallelism(Parallelism::threads(threads))
         .build()
         .and_then(|d| d.create_operator(&desc))
-        .and_then(|o| o.with_nan_policy(NanPolicy::Propagate).compile())
+        .and_then(|o| o.with_nan_policy(policy).compile())
         .with_context(|| format!("{op} {dtype} x {elements}"))?;
     let in_len = desc.input().exact_span_in_bytes().unwrap_or(0) as usize;
     let out_len = desc.output().exact_span_in_bytes().unwrap_or(0) as usize;
@@ -366,6 +370,7 @@ fn measure(
         elements,
         layout,
         threads: compiled.threads(),
+        policy,
         gbps: gbps(medians[0]),
         ns_per_call: medians[0].as_secs_f64() * 1e9,
         copies: kinds
@@ -377,7 +382,7 @@ fn measure(
     })
 }
 
-fn table(results: &[Measured], threads: usize) -> String {
+fn table(results: &[Measured], threads: usize, policy: NanPolicy) -> String {
     let mut t = Table::new(&[
         "op",
         "dtype",
@@ -408,7 +413,8 @@ fn table(results: &[Measured], threads: usize) -> String {
         ]);
     }
     let mut out = format!(
-        "ewise bench: {} kernels, up to {threads} threads; GB/s = bytes read + written per second\n\n",
+        "ewise bench: {} kernels, up to {threads} threads, SIGN with NaN policy {policy}; \
+         GB/s = bytes read + written per second\n\n",
         ewise_cpu::instruction_set().name()
     );
     out.push_str(&t.render(""));
@@ -434,7 +440,7 @@ fn json(results: &[Measured]) -> String {
             "  {{\"op\": \"{}\", \"dtype\": \"{}\", \"elements\": {}, \"layout\": \"{}\", \"threads\": {}, \
              \"gbps\": {:.3}, \"best_copy_gbps\": {best:.3}, \"best_copy\": \"{}\", \"best_copy_threads\": {copy_threads}, \
              \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"input_read_ns\": {:.1}, \"vs_read\": {:.4}, \
-             \"instruction_set\": \"{}\", \"copies\": [{}]}}",
+             \"instruction_set\": \"{}\", \"nan\": \"{}\", \"copies\": [{}]}}",
             r.op,
             r.dtype.name(),
             r.elements,
@@ -447,6 +453,7 @@ fn json(results: &[Measured]) -> String {
             r.read_ns,
             r.vs_read(),
             ewise_cpu::instruction_set().name(),
+            r.policy,
             copies.join(", ")
         );
         out.push_str(if i + 1 < results.len() { ",\n" } else { "\n" });
@@ -479,7 +486,13 @@ mod tests {
 
     #[test]
     fn a_small_case_measures_and_serializes() {
-        let m = measure("sign", DataType::Int16, 4096, Layout::Transposed, 1, 3).unwrap();
+        let m = measure(
+            ("sign", DataType::Int16, 4096, Layout::Transposed),
+            NanPolicy::Propagate,
+            1,
+            3,
+        )
+        .unwrap();
         assert!(m.gbps > 0.0 && m.copies.len() == 4);
         let j = json(&[m]);
         for key in [
