@@ -1,123 +1,132 @@
-//! SIGN of float32 and float64 on x86-64 with AVX2, written with the CPU's float
-//! compares.
+//! SIGN on x86-64 with AVX2, written with intrinsics where one instruction or a few do
+//! what the compiler's loops spend more on.
 //!
-//! An ordered not-equal compare with zero is false exactly for ±0 and NaN, and a blend on
-//! the sign bit picks -1 or +1, so one vector of signs takes three operations (five when
-//! NaN propagates), where the integer form of [`SignFloat`] takes seven. On cores that
-//! run each 256-bit operation as two 128-bit halves (AMD Zen 1) those operations, not
-//! memory, set the speed of the integer form: 0.53-0.57 of a copy in cache for float32.
+//! - float32 and float64: an ordered not-equal compare with zero is false exactly for ±0
+//!   and NaN, and a blend on the sign bit picks -1 or +1, so a vector of signs takes
+//!   three operations (five when NaN propagates) where the integer form of [`SignFloat`]
+//!   takes seven.
+//! - signed 8-, 16- and 32-bit integers: `vpsign` of a vector of ones, one operation
+//!   where the compiler emits three or four. (Unsigned ones keep the compiler's compare
+//!   and mask: a `vpminu` with ones measured no faster.)
 //!
-//! The compares read the floating-point environment: under DAZ (denormals are zero,
-//! MXCSR bit 6) they would see subnormals as zero, and an unmasked invalid or denormal
-//! exception would trap on a signalling NaN or a subnormal. Each call reads MXCSR and
-//! uses the integer loops unless DAZ is clear and both exceptions are masked (the
-//! default). The compares may set MXCSR's sticky invalid and denormal flags; the results
-//! are the same bits either way.
+//! On cores that run each 256-bit operation as two 128-bit halves (AMD Zen 1) those
+//! operations, not memory, set the speed in cache: 0.53-0.57 of a copy for float32 with
+//! the integer form.
+//!
+//! The float compares read the floating-point environment: under DAZ (denormals are
+//! zero, MXCSR bit 6) they would see subnormals as zero, and an unmasked invalid or
+//! denormal exception would trap on a signalling NaN or a subnormal. Each float call
+//! reads MXCSR and uses the integer loops unless DAZ is clear and both exceptions are
+//! masked (the default). The compares may set MXCSR's sticky invalid and denormal flags;
+//! the results are the same bits either way.
 
 use std::arch::x86_64::{
-    __m256, __m256d, _mm256_and_pd, _mm256_and_ps, _mm256_blendv_pd, _mm256_blendv_ps,
-    _mm256_cmp_pd, _mm256_cmp_ps, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_set1_pd, _mm256_set1_ps,
-    _mm256_setzero_pd, _mm256_setzero_ps, _mm256_storeu_pd, _mm256_storeu_ps, _mm256_stream_pd,
-    _mm256_stream_ps, _mm_sfence, _CMP_NEQ_OQ, _CMP_UNORD_Q,
+    __m256, __m256d, __m256i, _mm256_and_pd, _mm256_and_ps, _mm256_blendv_pd, _mm256_blendv_ps,
+    _mm256_cmp_pd, _mm256_cmp_ps, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_loadu_si256,
+    _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set1_pd, _mm256_set1_ps,
+    _mm256_setzero_pd, _mm256_setzero_ps, _mm256_sign_epi16, _mm256_sign_epi32, _mm256_sign_epi8,
+    _mm256_storeu_pd, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_stream_pd, _mm256_stream_ps,
+    _mm256_stream_si256, _mm_sfence, _CMP_NEQ_OQ, _CMP_UNORD_Q,
 };
 
 use ewise_core::{DataType, NanPolicy};
 
-use super::formats::{FloatFormat, F32, F64};
+use super::formats::{F32, F64};
 use super::isa::{Avx2, Isa};
-use super::ops::{Map, SignFloat};
+use super::ops::{Map, SignFloat, SignSigned};
 use super::{slice, Kernel};
 
 /// The AVX2 SIGN kernel for a data type and NaN policy; `None` where the generic loops
-/// serve instead (every type but float32 and float64).
+/// serve instead (unsigned and 64-bit integers, float16, bfloat16).
 ///
 /// Callers hand it out only where AVX2 was detected, as for [`super::isa::Avx2`].
 pub(super) fn kernel(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
-    match data_type {
-        DataType::Float32 => Some(for_format::<F32>(policy)),
-        DataType::Float64 => Some(for_format::<F64>(policy)),
-        _ => None,
-    }
+    Some(match (data_type, policy) {
+        (DataType::Float32, NanPolicy::Zero) => for_map::<SignFloat<F32, false>>(),
+        (DataType::Float32, NanPolicy::Propagate) => for_map::<SignFloat<F32, true>>(),
+        (DataType::Float64, NanPolicy::Zero) => for_map::<SignFloat<F64, false>>(),
+        (DataType::Float64, NanPolicy::Propagate) => for_map::<SignFloat<F64, true>>(),
+        (DataType::Int8, _) => for_map::<SignSigned<i8>>(),
+        (DataType::Int16, _) => for_map::<SignSigned<i16>>(),
+        (DataType::Int32, _) => for_map::<SignSigned<i32>>(),
+        _ => return None,
+    })
 }
 
-fn for_format<F: Lanes>(policy: NanPolicy) -> Kernel {
-    match policy {
-        NanPolicy::Zero => for_policy::<F, false>(),
-        NanPolicy::Propagate => for_policy::<F, true>(),
-    }
-}
-
-fn for_policy<F: Lanes, const PROPAGATE: bool>() -> Kernel {
+fn for_map<M: Simd>() -> Kernel {
     Kernel {
-        in_size: std::mem::size_of::<F::Bits>(),
-        out_size: std::mem::size_of::<F::Bits>(),
-        map: map_bytes::<F, PROPAGATE>,
-        map_stream: map_bytes_stream::<F, PROPAGATE>,
-        map_in_place: Some(map_bytes_in_place::<F, PROPAGATE>),
-        map_in_place_stream: Some(map_bytes_in_place_stream::<F, PROPAGATE>),
+        in_size: std::mem::size_of::<M::In>(),
+        out_size: std::mem::size_of::<M::In>(),
+        map: map_bytes::<M>,
+        map_stream: map_bytes_stream::<M>,
+        map_in_place: Some(map_bytes_in_place::<M>),
+        map_in_place_stream: Some(map_bytes_in_place_stream::<M>),
         transpose: <Avx2 as Isa>::transpose,
     }
 }
 
-fn map_bytes<F: Lanes, const P: bool>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_with::<SignFloat<F, P>>(src, dst, map::<F, P>);
+fn map_bytes<M: Simd>(src: &[u8], dst: &mut [u8]) {
+    slice::map_bytes_with::<M>(src, dst, map::<M>);
 }
 
-fn map_bytes_stream<F: Lanes, const P: bool>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_stream_with::<SignFloat<F, P>>(src, dst, map::<F, P>, map_stream::<F, P>);
+fn map_bytes_stream<M: Simd>(src: &[u8], dst: &mut [u8]) {
+    slice::map_bytes_stream_with::<M>(src, dst, map::<M>, map_stream::<M>);
 }
 
-fn map_bytes_in_place<F: Lanes, const P: bool>(data: &mut [u8]) {
-    slice::map_bytes_in_place_with::<SignFloat<F, P>>(data, |d| run_in_place::<F, P, false>(d));
+fn map_bytes_in_place<M: Simd>(data: &mut [u8]) {
+    slice::map_bytes_in_place_with::<M>(data, |d| run_in_place::<M, false>(d));
 }
 
-fn map_bytes_in_place_stream<F: Lanes, const P: bool>(data: &mut [u8]) {
-    match bytemuck::try_cast_slice_mut::<u8, F::Bits>(data) {
-        Ok(d) if compares_are_exact() => run_in_place::<F, P, true>(d),
-        _ => slice::map_bytes_in_place_stream::<SignFloat<F, P>, Avx2>(data),
+fn map_bytes_in_place_stream<M: Simd>(data: &mut [u8]) {
+    match bytemuck::try_cast_slice_mut::<u8, M::In>(data) {
+        Ok(d) if usable::<M>() => run_in_place::<M, true>(d),
+        _ => slice::map_bytes_in_place_stream::<M, Avx2>(data),
     }
+}
+
+/// Whether `M`'s vector form gives exact results in this thread's environment.
+fn usable<M: Simd>() -> bool {
+    !M::COMPARES_FLOATS || compares_are_exact()
 }
 
 /// SIGN of `src` into `dst` (the shorter length).
 #[allow(unsafe_code)]
-fn map<F: Lanes, const P: bool>(src: &[F::Bits], dst: &mut [F::Bits]) {
-    if !compares_are_exact() {
-        return Avx2::map::<SignFloat<F, P>>(src, dst);
+fn map<M: Simd>(src: &[M::In], dst: &mut [M::In]) {
+    if !usable::<M>() {
+        return Avx2::map::<M>(src, dst);
     }
     let n = src.len().min(dst.len());
     // SAFETY: `src` holds `n` readable and `dst` `n` writable elements, in distinct
     // slices; AVX2 was detected before these kernels were selected.
-    unsafe { run::<F, P, false>(src.as_ptr(), dst.as_mut_ptr(), n) }
+    unsafe { run::<M, false>(src.as_ptr(), dst.as_mut_ptr(), n) }
 }
 
 /// [`map`] with streaming stores; always `true` (done), as for [`Isa::map_stream`].
 #[allow(unsafe_code)]
-fn map_stream<F: Lanes, const P: bool>(src: &[F::Bits], dst: &mut [F::Bits]) -> bool {
-    if !compares_are_exact() {
-        return Avx2::map_stream::<SignFloat<F, P>>(src, dst);
+fn map_stream<M: Simd>(src: &[M::In], dst: &mut [M::In]) -> bool {
+    if !usable::<M>() {
+        return Avx2::map_stream::<M>(src, dst);
     }
     let n = src.len().min(dst.len());
     // SAFETY: as in `map`.
-    unsafe { run::<F, P, true>(src.as_ptr(), dst.as_mut_ptr(), n) }
+    unsafe { run::<M, true>(src.as_ptr(), dst.as_mut_ptr(), n) }
     true
 }
 
 /// SIGN of `data` in place, with streaming stores if `STREAM`.
 #[allow(unsafe_code)]
-fn run_in_place<F: Lanes, const P: bool, const STREAM: bool>(data: &mut [F::Bits]) {
-    if !compares_are_exact() {
+fn run_in_place<M: Simd, const STREAM: bool>(data: &mut [M::In]) {
+    if !usable::<M>() {
         return match STREAM {
-            true => slice::map_bytes_in_place_stream::<SignFloat<F, P>, Avx2>(
-                bytemuck::cast_slice_mut(data),
-            ),
-            false => Avx2::map_in_place::<SignFloat<F, P>>(data),
+            true => slice::map_bytes_in_place_stream::<M, Avx2>(bytemuck::cast_slice_mut(data)),
+            false => Avx2::map_in_place::<M>(data),
         };
     }
     let p = data.as_mut_ptr();
     // SAFETY: `p` holds `data.len()` elements, read and written; `run` reads each vector
     // or element before writing it at the same place. AVX2 was detected before these
     // kernels were selected.
-    unsafe { run::<F, P, STREAM>(p, p, data.len()) }
+    unsafe { run::<M, STREAM>(p, p, data.len()) }
 }
 
 /// Whether float compares give the exact answers for every input here: DAZ is clear
@@ -148,17 +157,14 @@ fn compares_are_exact() -> bool {
 /// # Safety
 ///
 /// `src` must be readable and `dst` writable for `n` elements, and the CPU must have
-/// AVX2; float compares must be exact ([`compares_are_exact`]).
+/// AVX2; [`usable`] must hold.
 #[target_feature(enable = "avx2")]
 #[allow(unsafe_code)]
-unsafe fn run<F: Lanes, const P: bool, const STREAM: bool>(
-    src: *const F::Bits,
-    dst: *mut F::Bits,
-    n: usize,
-) {
+unsafe fn run<M: Simd, const STREAM: bool>(src: *const M::In, dst: *mut M::In, n: usize) {
+    let lanes = 32 / std::mem::size_of::<M::In>();
     let scalar = |i: usize| {
         // SAFETY: the callers pass `i < n`; the element is read before it is written.
-        unsafe { *dst.add(i) = SignFloat::<F, P>::apply(*src.add(i)) }
+        unsafe { *dst.add(i) = M::apply(*src.add(i)) }
     };
     let head = match STREAM {
         true => dst.align_offset(32).min(n),
@@ -166,16 +172,21 @@ unsafe fn run<F: Lanes, const P: bool, const STREAM: bool>(
     };
     (0..head).for_each(scalar);
     let mut i = head;
-    while i + 2 * F::LANES <= n {
-        // SAFETY: elements `i .. i + 2 * LANES` are in bounds; with `STREAM`, `dst + i`
-        // is 32-byte aligned (the head was peeled and each step is 64 bytes).
+    while i + 4 * lanes <= n {
+        // SAFETY: elements `i .. i + 4 * lanes` are in bounds; with `STREAM`, `dst + i`
+        // is 32-byte aligned (the head was peeled and each step is 128 bytes).
         unsafe {
-            let (a, b) = (F::load(src.add(i)), F::load(src.add(i + F::LANES)));
-            let (a, b) = (F::sign::<P>(a), F::sign::<P>(b));
-            F::store::<STREAM>(dst.add(i), a);
-            F::store::<STREAM>(dst.add(i + F::LANES), b);
+            let v = [0, 1, 2, 3].map(|k| M::vector(M::load(src.add(i + k * lanes))));
+            for (k, v) in v.into_iter().enumerate() {
+                M::store::<STREAM>(dst.add(i + k * lanes), v);
+            }
         }
-        i += 2 * F::LANES;
+        i += 4 * lanes;
+    }
+    while i + lanes <= n {
+        // SAFETY: as above, for one vector.
+        unsafe { M::store::<STREAM>(dst.add(i), M::vector(M::load(src.add(i)))) };
+        i += lanes;
     }
     (i..n).for_each(scalar);
     if STREAM {
@@ -183,119 +194,176 @@ unsafe fn run<F: Lanes, const P: bool, const STREAM: bool>(
     }
 }
 
-/// A float format whose SIGN runs in AVX2 float registers, `LANES` elements at a time.
+/// A SIGN whose vector form runs in AVX2 registers, 32 bytes at a time, giving the
+/// bits of [`Map::apply`] on each element.
 #[allow(unsafe_code)]
-trait Lanes: FloatFormat {
+trait Simd: Map<Out = <Self as Map>::In> {
     type V: Copy;
-    const LANES: usize;
+    /// Whether [`Simd::vector`] uses float compares ([`compares_are_exact`]).
+    const COMPARES_FLOATS: bool;
 
     /// # Safety
     ///
-    /// `LANES` elements at `p` are readable; the CPU has AVX2.
-    unsafe fn load(p: *const Self::Bits) -> Self::V;
+    /// 32 bytes at `p` are readable; the CPU has AVX2.
+    unsafe fn load(p: *const Self::In) -> Self::V;
 
     /// With `STREAM`, a streaming store.
     ///
     /// # Safety
     ///
-    /// `LANES` elements at `p` are writable, 32-byte aligned with `STREAM`; the CPU has
-    /// AVX2.
-    unsafe fn store<const STREAM: bool>(p: *mut Self::Bits, v: Self::V);
+    /// 32 bytes at `p` are writable, 32-byte aligned with `STREAM`; the CPU has AVX2.
+    unsafe fn store<const STREAM: bool>(p: *mut Self::In, v: Self::V);
 
-    /// SIGN of each lane, NaN giving +0 or, with `PROPAGATE`, itself.
+    /// SIGN of each lane.
     ///
     /// # Safety
     ///
-    /// The CPU has AVX2, and float compares are exact ([`compares_are_exact`]).
-    unsafe fn sign<const PROPAGATE: bool>(x: Self::V) -> Self::V;
+    /// The CPU has AVX2, and [`usable`] holds.
+    unsafe fn vector(x: Self::V) -> Self::V;
 }
 
-#[allow(unsafe_code)]
-impl Lanes for F32 {
-    type V = __m256;
-    const LANES: usize = 8;
+macro_rules! float_simd {
+    ($f:ty, $bits:ty, $v:ty, $load:ident, $store:ident, $stream:ident, $cmp:ident,
+     $blendv:ident, $and:ident, $set1:ident, $zero:ident) => {
+        #[allow(unsafe_code)]
+        impl<const PROPAGATE: bool> Simd for SignFloat<$f, PROPAGATE> {
+            type V = $v;
+            const COMPARES_FLOATS: bool = true;
 
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn load(p: *const u32) -> __m256 {
-        // SAFETY: as the trait requires; the load has no alignment requirement.
-        unsafe { _mm256_loadu_ps(p.cast()) }
-    }
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            unsafe fn load(p: *const $bits) -> $v {
+                // SAFETY: as the trait requires; the load has no alignment requirement.
+                unsafe { $load(p.cast()) }
+            }
 
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn store<const STREAM: bool>(p: *mut u32, v: __m256) {
-        // SAFETY: as the trait requires.
-        unsafe {
-            match STREAM {
-                true => _mm256_stream_ps(p.cast(), v),
-                false => _mm256_storeu_ps(p.cast(), v),
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            unsafe fn store<const STREAM: bool>(p: *mut $bits, v: $v) {
+                // SAFETY: as the trait requires.
+                unsafe {
+                    match STREAM {
+                        true => $stream(p.cast(), v),
+                        false => $store(p.cast(), v),
+                    }
+                }
+            }
+
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            unsafe fn vector(x: $v) -> $v {
+                let nonzero = $cmp::<_CMP_NEQ_OQ>(x, $zero());
+                let one = $blendv($set1(1.0), $set1(-1.0), x);
+                let sign = $and(nonzero, one);
+                match PROPAGATE {
+                    true => $blendv(sign, x, $cmp::<_CMP_UNORD_Q>(x, x)),
+                    false => sign,
+                }
             }
         }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn sign<const PROPAGATE: bool>(x: __m256) -> __m256 {
-        let nonzero = _mm256_cmp_ps::<_CMP_NEQ_OQ>(x, _mm256_setzero_ps());
-        let one = _mm256_blendv_ps(_mm256_set1_ps(1.0), _mm256_set1_ps(-1.0), x);
-        let sign = _mm256_and_ps(nonzero, one);
-        match PROPAGATE {
-            true => _mm256_blendv_ps(sign, x, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x)),
-            false => sign,
-        }
-    }
+    };
 }
 
-#[allow(unsafe_code)]
-impl Lanes for F64 {
-    type V = __m256d;
-    const LANES: usize = 4;
+float_simd!(
+    F32,
+    u32,
+    __m256,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_stream_ps,
+    _mm256_cmp_ps,
+    _mm256_blendv_ps,
+    _mm256_and_ps,
+    _mm256_set1_ps,
+    _mm256_setzero_ps
+);
+float_simd!(
+    F64,
+    u64,
+    __m256d,
+    _mm256_loadu_pd,
+    _mm256_storeu_pd,
+    _mm256_stream_pd,
+    _mm256_cmp_pd,
+    _mm256_blendv_pd,
+    _mm256_and_pd,
+    _mm256_set1_pd,
+    _mm256_setzero_pd
+);
 
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn load(p: *const u64) -> __m256d {
-        // SAFETY: as the trait requires; the load has no alignment requirement.
-        unsafe { _mm256_loadu_pd(p.cast()) }
-    }
+macro_rules! int_simd {
+    ($m:ty, $t:ty, |$x:ident| $body:expr) => {
+        #[allow(unsafe_code)]
+        impl Simd for $m {
+            type V = __m256i;
+            const COMPARES_FLOATS: bool = false;
 
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn store<const STREAM: bool>(p: *mut u64, v: __m256d) {
-        // SAFETY: as the trait requires.
-        unsafe {
-            match STREAM {
-                true => _mm256_stream_pd(p.cast(), v),
-                false => _mm256_storeu_pd(p.cast(), v),
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            unsafe fn load(p: *const $t) -> __m256i {
+                // SAFETY: as the trait requires; the load has no alignment requirement.
+                unsafe { _mm256_loadu_si256(p.cast()) }
+            }
+
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            unsafe fn store<const STREAM: bool>(p: *mut $t, v: __m256i) {
+                // SAFETY: as the trait requires.
+                unsafe {
+                    match STREAM {
+                        true => _mm256_stream_si256(p.cast(), v),
+                        false => _mm256_storeu_si256(p.cast(), v),
+                    }
+                }
+            }
+
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            unsafe fn vector($x: __m256i) -> __m256i {
+                $body
             }
         }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn sign<const PROPAGATE: bool>(x: __m256d) -> __m256d {
-        let nonzero = _mm256_cmp_pd::<_CMP_NEQ_OQ>(x, _mm256_setzero_pd());
-        let one = _mm256_blendv_pd(_mm256_set1_pd(1.0), _mm256_set1_pd(-1.0), x);
-        let sign = _mm256_and_pd(nonzero, one);
-        match PROPAGATE {
-            true => _mm256_blendv_pd(sign, x, _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x)),
-            false => sign,
-        }
-    }
+    };
 }
+
+// `vpsign(ones, x)` is 1, 0 or -1 as x is positive, zero or negative.
+int_simd!(SignSigned<i8>, i8, |x| _mm256_sign_epi8(
+    _mm256_set1_epi8(1),
+    x
+));
+int_simd!(SignSigned<i16>, i16, |x| _mm256_sign_epi16(
+    _mm256_set1_epi16(1),
+    x
+));
+int_simd!(SignSigned<i32>, i32, |x| _mm256_sign_epi32(
+    _mm256_set1_epi32(1),
+    x
+));
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ewise_core::reference::sign_bits;
 
-    /// Values on SIGN's edges for a float of `width` bytes whose +infinity is `inf` and
-    /// +1 is `one`: zeros, subnormals, ±1, infinities, quiet and signalling NaNs with
-    /// payloads, the largest finite values.
-    fn edges(width: usize, inf: u64, one: u64) -> Vec<u64> {
-        let sign = 1u64 << (8 * width - 1);
-        let quiet = (inf >> 1) & !(inf >> 2) & !inf | inf;
-        let mut v = vec![0, 1, inf - 1, one, inf, inf + 1, quiet, quiet + 5, sign - 1];
+    /// Values on SIGN's edges for `t`, as bit patterns. Floats (by the bits of +infinity
+    /// and +1): zeros, subnormals, ±1, infinities, quiet and signalling NaNs with
+    /// payloads, the largest finite values. Integers: 0, ±1, 2, the extremes and an
+    /// alternating pattern.
+    fn edges(t: DataType) -> Vec<u64> {
+        let w = t.size_in_bytes().expect("a sized type") as u32;
+        let sign = 1u64 << (8 * w - 1);
+        let all = u64::MAX >> (64 - 8 * w);
+        let mut v = match t {
+            DataType::Float32 | DataType::Float64 => {
+                let (inf, one) = match t {
+                    DataType::Float32 => (0x7F80_0000, 0x3F80_0000),
+                    _ => (0x7FF0_0000_0000_0000, 0x3FF0_0000_0000_0000),
+                };
+                let quiet = inf | ((inf >> 1) & !inf);
+                vec![0, 1, inf - 1, one, inf, inf + 1, quiet, quiet + 5, sign - 1]
+            }
+            _ => vec![0, 1, 2, sign - 1, sign - 2, 0x5555_5555_5555_5555 & all],
+        };
         v.extend(v.clone().into_iter().map(|x| x | sign));
         v
     }
@@ -304,9 +372,9 @@ mod tests {
     /// computed here, before a test changes MXCSR: it compares floats itself.
     type Cases = Vec<(NanPolicy, Vec<u8>, Vec<u8>)>;
 
-    fn cases(t: DataType, inf: u64, one: u64) -> Cases {
+    fn cases(t: DataType) -> Cases {
         let w = t.size_in_bytes().expect("a sized type") as usize;
-        let values = edges(w, inf, one);
+        let values = edges(t);
         let mut cases = Vec::new();
         for policy in NanPolicy::ALL {
             for len in (0..=70).chain([257, 1000]) {
@@ -353,21 +421,13 @@ mod tests {
         }
     }
 
-    fn all_cases() -> [(DataType, Cases); 2] {
-        [
-            (
-                DataType::Float32,
-                cases(DataType::Float32, 0x7F80_0000, 0x3F80_0000),
-            ),
-            (
-                DataType::Float64,
-                cases(
-                    DataType::Float64,
-                    0x7FF0_0000_0000_0000,
-                    0x3FF0_0000_0000_0000,
-                ),
-            ),
-        ]
+    /// The cases of every type with an AVX2 kernel here.
+    fn all_cases() -> Vec<(DataType, Cases)> {
+        DataType::ALL
+            .into_iter()
+            .filter(|&t| kernel(t, NanPolicy::Zero).is_some())
+            .map(|t| (t, cases(t)))
+            .collect()
     }
 
     fn avx2() -> bool {
@@ -375,7 +435,7 @@ mod tests {
     }
 
     #[test]
-    fn float32_and_float64_match_the_reference_at_every_length_and_offset() {
+    fn every_type_matches_the_reference_at_every_length_and_offset() {
         if !avx2() {
             return;
         }
