@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use ewise_cli::npy::{swap_bytes, ElementType};
 
 use crate::input::NpyInput;
@@ -73,7 +73,7 @@ pub fn transform_in_place(
     let mut done = 0u64;
     while done < input.count {
         if interrupt::requested() {
-            bail!(
+            anyhow::bail!(
                 "{}: interrupted (Ctrl-C) after {done} of {} elements; run the same command again to finish (SIGN is idempotent)",
                 input.path.display(),
                 input.count
