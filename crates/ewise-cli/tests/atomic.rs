@@ -216,7 +216,7 @@ fn ctrl_c_stops_at_the_next_chunk_and_leaves_no_file() {
             let _ = f.write_all(&vec![0x3f; 4 << 20]);
         })
     };
-    let child = Command::new(env!("CARGO_BIN_EXE_ewise"))
+    let child = ewise_command()
         .args(["sign", fifo.to_str().unwrap(), dst.to_str().unwrap()])
         .stderr(std::process::Stdio::piped())
         .spawn()

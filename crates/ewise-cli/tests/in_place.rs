@@ -5,7 +5,7 @@ mod common;
 
 use std::io::Read as _;
 use std::os::unix::fs::FileExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -159,7 +159,7 @@ fn a_killed_run_is_completed_by_running_again() {
     drop(bytes);
     let want = to_le(&expected_sign(t, &block, NanPolicy::Zero), 4);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ewise"))
+    let mut child = ewise_command()
         .args(["sign", "--in-place", file.to_str().unwrap()])
         .stderr(Stdio::piped())
         .spawn()

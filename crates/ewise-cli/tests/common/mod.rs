@@ -9,13 +9,35 @@ use ewise_cli::npy::Header;
 use ewise_cpu::reference::{is_infinity_bits, sign_bits};
 use ewise_cpu::{DataType, InfinityMode, NanPolicy};
 
+/// Environment variable naming a command line that runs the `ewise` binary for the
+/// tests, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu` when it is cross-compiled
+/// (`scripts/cross-check.sh`): without binfmt_misc an emulated test cannot execute
+/// another foreign binary itself.
+pub const RUNNER_ENV: &str = "EWISE_CLI_RUNNER";
+
+/// The `ewise` binary as a command to which arguments can be added, through the
+/// [`RUNNER_ENV`] command when that is set.
+pub fn ewise_command() -> Command {
+    let binary = env!("CARGO_BIN_EXE_ewise");
+    let runner = std::env::var(RUNNER_ENV).unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut c = Command::new(program);
+            c.args(words).arg(binary);
+            c
+        }
+        None => Command::new(binary),
+    }
+}
+
 /// Runs `ewise` with these arguments.
 pub fn ewise<I, S>(args: I) -> Output
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    Command::new(env!("CARGO_BIN_EXE_ewise"))
+    ewise_command()
         .args(args)
         .output()
         .expect("the ewise binary runs")

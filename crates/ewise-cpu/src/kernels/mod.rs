@@ -172,6 +172,7 @@ mod tests {
     use ewise_core::reference::{is_infinity_bits, sign_bits};
 
     fn available() -> Vec<InstructionSet> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut v = vec![InstructionSet::Portable];
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
