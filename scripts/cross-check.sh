@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Other targets: `cargo check` of the workspace for Windows (x86_64-pc-windows-msvc) and
+# macOS on Apple silicon (aarch64-apple-darwin), warnings as errors; and the tests of
+# ewise-core, ewise-cpu and the CLI built for aarch64-unknown-linux-gnu and run under
+# qemu-user, where the portable kernels (NEON through the compiler) are the only ones.
+#
+# Needs the three rustup targets and, for the aarch64 tests, Debian's qemu-user and
+# gcc-aarch64-linux-gnu (installed here when missing and running as root). Without them
+# it says what is missing and skips (exit 0), or fails under CI=true.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+skip() {
+    echo "cross-check: SKIPPED: $*" >&2
+    if [ "${CI:-}" = "true" ]; then
+        echo "cross-check: CI=true, so a skipped cross check is a failure" >&2
+        exit 1
+    fi
+    exit 0
+}
+
+targets=(x86_64-pc-windows-msvc aarch64-apple-darwin aarch64-unknown-linux-gnu)
+installed="$(rustup target list --installed 2>/dev/null || true)"
+for t in "${targets[@]}"; do
+    if ! grep -qx "$t" <<<"$installed"; then
+        rustup target add "$t" >&2 || skip "rustup could not add the target $t"
+    fi
+done
+
+for t in x86_64-pc-windows-msvc aarch64-apple-darwin; do
+    echo "cross-check: cargo check --workspace --target $t" >&2
+    RUSTFLAGS="-D warnings" cargo check -q --workspace --target "$t"
+done
+
+linker=aarch64-linux-gnu-gcc
+runner=qemu-aarch64
+sysroot=/usr/aarch64-linux-gnu
+if ! command -v "$linker" >/dev/null || ! command -v "$runner" >/dev/null || [ ! -d "$sysroot/lib" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "cross-check: installing qemu-user and gcc-aarch64-linux-gnu (apt-get)" >&2
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross; } >&2 \
+            || skip "apt-get could not install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+    else
+        skip "the aarch64 tests need $linker and $runner (Debian: apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
+    fi
+fi
+
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER="$linker"
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$runner -L $sysroot"
+# The CLI's tests start the (aarch64) binary themselves: through qemu too.
+export EWISE_CLI_RUNNER="$runner -L $sysroot"
+echo "cross-check: cargo test for aarch64-unknown-linux-gnu under $runner" >&2
+cargo test --target aarch64-unknown-linux-gnu -p ewise-core -p ewise-cpu -p ewise-cli "$@"
