@@ -79,8 +79,8 @@ fn map_bytes_in_place<M: Simd>(data: &mut [u8]) {
 
 fn map_bytes_in_place_stream<M: Simd>(data: &mut [u8]) {
     match bytemuck::try_cast_slice_mut::<u8, M::In>(data) {
-        Ok(d) if usable::<M>() => run_in_place::<M, true>(d),
-        _ => slice::map_bytes_in_place_stream::<M, Avx2>(data),
+        Ok(d) => run_in_place::<M, true>(d),
+        Err(_) => slice::map_bytes_in_place_stream::<M, Avx2>(data),
     }
 }
 
