@@ -14,7 +14,8 @@ Examples:
   ewise is-infinity x.npy inf.npy --mode positive
   ewise support --op sign --feature-level 3_0
   ewise run model.onnx -i x=x.npy -o out/    run an ONNX model on .npy inputs
-  ewise onnx-test onnx/backend/test/data/node/test_sign";
+  ewise onnx-test onnx/backend/test/data/node/test_sign
+  ewise devices                              the GPUs --device gpu can use";
 
 const SIGN_EXAMPLES: &str = "\
 Examples:
@@ -26,7 +27,9 @@ Examples:
   ewise sign bf16.npy out.npy --semantics onnx --dtype bfloat16
       ml_dtypes saves bfloat16 as '<V2' (float8 as '<f1'); name the type
   ewise sign --in-place big.npy
-      rewrites only the data, never the header; if interrupted, run it again";
+      rewrites only the data, never the header; if interrupted, run it again
+  ewise sign x.npy signs.npy --device gpu
+      the same bytes, computed on the GPU (see ewise devices)";
 
 const IS_INFINITY_EXAMPLES: &str = "\
 Examples:
@@ -62,6 +65,12 @@ Examples:
       data=\"$(scripts/onnx-conformance.sh)\" provides ONNX's backend test data
   Prints PASS <name> or FAIL <name>: <why> per case, then \"N passed, M failed\";
   the exit status is 0 only if every case passes.";
+
+const DEVICES_EXAMPLES: &str = "\
+Examples:
+  ewise devices
+  EWISE_GPU_BACKEND=vulkan EWISE_GPU_ADAPTER=llvmpipe ewise devices
+      the adapter --device gpu picks under these settings is marked with *";
 
 const DEMO_EXAMPLES: &str = "\
 Examples:
@@ -104,6 +113,9 @@ pub enum Command {
     OnnxTest(OnnxTestArgs),
     /// Time each operator and data type beside memory copies of the same bytes.
     Bench(crate::commands::bench::BenchArgs),
+    /// List the GPU adapters `--device gpu` can use, and which one it picks.
+    #[command(after_help = DEVICES_EXAMPLES)]
+    Devices(DevicesArgs),
 }
 
 /// Options of `ewise sign`.
@@ -161,6 +173,9 @@ pub struct ExecArgs {
     /// ml_dtypes' float8 types (saved as '<f1'). With a numeric dtype it must match.
     #[arg(long, value_name = "TYPE", value_parser = parse_dtype)]
     pub dtype: Option<DataType>,
+    /// Where the operator runs.
+    #[arg(long, value_enum, env = DEVICE_ENV, default_value_t = DeviceKind::Cpu)]
+    pub device: DeviceKind,
 }
 
 /// Options of `ewise support`.
@@ -194,6 +209,9 @@ pub struct RunArgs {
     /// (DirectML) gives +0.
     #[arg(long, value_enum, value_name = "POLICY", default_value_t = Nan::Propagate)]
     pub nan: Nan,
+    /// Where the graph runs (on gpu, values stay on the GPU between nodes).
+    #[arg(long, value_enum, env = DEVICE_ENV, default_value_t = DeviceKind::Cpu)]
+    pub device: DeviceKind,
 }
 
 /// Options of `ewise onnx-test`.
@@ -206,6 +224,31 @@ pub struct OnnxTestArgs {
     /// What SIGN gives for NaN (propagate is ONNX's behaviour, which the cases expect).
     #[arg(long, value_enum, value_name = "POLICY", default_value_t = Nan::Propagate)]
     pub nan: Nan,
+    /// Where the models run.
+    #[arg(long, value_enum, env = DEVICE_ENV, default_value_t = DeviceKind::Cpu)]
+    pub device: DeviceKind,
+}
+
+/// Options of `ewise devices`.
+#[derive(Debug, Args)]
+pub struct DevicesArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The environment variable that sets `--device` when the option is not given.
+pub const DEVICE_ENV: &str = "EWISE_DEVICE";
+
+/// `--device`: where operators run. Both give the same bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DeviceKind {
+    /// The CPU kernels.
+    Cpu,
+    /// The GPU through wgpu: the best hardware adapter, or the one EWISE_GPU_BACKEND and
+    /// EWISE_GPU_ADAPTER select (`ewise devices` lists them); a software adapter only
+    /// when it is the only one or is named.
+    Gpu,
 }
 
 /// Whose rules apply.

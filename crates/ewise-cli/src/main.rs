@@ -4,9 +4,11 @@
 mod apply;
 mod cli;
 mod commands;
+mod gpu;
 mod input;
 mod interrupt;
 mod job;
+mod json;
 mod output;
 mod paths;
 mod progress;
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::OnnxTest(args) => commands::onnx_test::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Devices(args) => commands::devices::render(args).and_then(|text| print(&text)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -263,6 +263,45 @@ impl GpuDeviceBuilder {
     }
 }
 
+/// The adapters wgpu finds, as [`GpuDevice::new`] and [`GpuDeviceBuilder::build`] see
+/// them, and which one a default build would choose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterList {
+    /// The backends searched ([`BACKEND_ENV`] if set, else every one compiled in).
+    pub backends: wgpu::Backends,
+    /// The adapter name filter in force ([`ADAPTER_ENV`]), if any.
+    pub filter: Option<String>,
+    /// Every adapter found, in wgpu's order.
+    pub adapters: Vec<AdapterSummary>,
+    /// The index in `adapters` of the one a default build chooses, if any.
+    pub chosen: Option<usize>,
+    /// What to install when `adapters` is empty.
+    pub hint: &'static str,
+}
+
+/// Lists the adapters on the backends [`BACKEND_ENV`] names (all compiled in when unset),
+/// marking the one [`GpuDevice::builder`]`().build()` would choose under
+/// [`ADAPTER_ENV`]. Opens no device.
+pub fn adapters() -> Result<AdapterList> {
+    let backends = backends_from_env()?.unwrap_or(wgpu::Backends::all());
+    let filter = std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty());
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    let instance = wgpu::Instance::new(desc);
+    let infos: Vec<wgpu::AdapterInfo> = pollster::block_on(instance.enumerate_adapters(backends))
+        .iter()
+        .map(|a| a.get_info())
+        .collect();
+    let chosen = choose(&infos, filter.as_deref(), false);
+    Ok(AdapterList {
+        backends,
+        filter,
+        adapters: infos.iter().map(AdapterSummary::of).collect(),
+        chosen,
+        hint: HINT,
+    })
+}
+
 /// The backends named by [`BACKEND_ENV`], if it is set.
 fn backends_from_env() -> Result<Option<wgpu::Backends>> {
     let Ok(value) = std::env::var(BACKEND_ENV) else {

@@ -44,7 +44,9 @@ mod operator;
 mod shader;
 
 pub use buffer::{GpuBuffer, BUFFER_USAGES};
-pub use device::{AdapterSummary, GpuDevice, GpuDeviceBuilder, ADAPTER_ENV, BACKEND_ENV};
+pub use device::{
+    adapters, AdapterList, AdapterSummary, GpuDevice, GpuDeviceBuilder, ADAPTER_ENV, BACKEND_ENV,
+};
 pub use error::{GpuError, Result};
 pub use operator::{GpuCompiledOperator, GpuOperator};
 pub use wgpu;

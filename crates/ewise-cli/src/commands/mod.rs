@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod demo;
+pub mod devices;
 pub mod is_infinity;
 pub mod onnx_test;
 pub mod run;

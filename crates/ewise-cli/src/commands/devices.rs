@@ -1,0 +1,113 @@
+//! `ewise devices`: the GPU adapters `--device gpu` can use.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use ewise_gpu::{AdapterList, ADAPTER_ENV, BACKEND_ENV};
+
+use crate::cli::DevicesArgs;
+use crate::json;
+use crate::table::Table;
+
+/// The adapter list as text or JSON.
+pub fn render(args: &DevicesArgs) -> Result<String> {
+    let list = ewise_gpu::adapters()?;
+    Ok(if args.json { json(&list) } else { table(&list) })
+}
+
+fn kind(t: ewise_gpu::wgpu::DeviceType) -> &'static str {
+    use ewise_gpu::wgpu::DeviceType;
+    match t {
+        DeviceType::DiscreteGpu => "discrete",
+        DeviceType::IntegratedGpu => "integrated",
+        DeviceType::VirtualGpu => "virtual",
+        DeviceType::Cpu => "software",
+        DeviceType::Other => "other",
+    }
+}
+
+fn backend_names(backends: ewise_gpu::wgpu::Backends) -> String {
+    use ewise_gpu::wgpu::Backends;
+    let names: Vec<&str> = [
+        (Backends::VULKAN, "vulkan"),
+        (Backends::METAL, "metal"),
+        (Backends::DX12, "dx12"),
+    ]
+    .into_iter()
+    .filter(|(b, _)| backends.contains(*b))
+    .map(|(_, n)| n)
+    .collect();
+    names.join(", ")
+}
+
+fn settings(list: &AdapterList) -> String {
+    format!(
+        "backends searched: {}{}; adapter filter: {}",
+        backend_names(list.backends),
+        if std::env::var_os(BACKEND_ENV).is_some() {
+            format!(" ({BACKEND_ENV})")
+        } else {
+            String::new()
+        },
+        list.filter
+            .as_deref()
+            .map_or("none".to_string(), |f| format!("{f:?} ({ADAPTER_ENV})")),
+    )
+}
+
+fn table(list: &AdapterList) -> String {
+    let mut out = String::new();
+    if list.adapters.is_empty() {
+        let _ = writeln!(out, "No GPU adapter found ({}).", settings(list));
+        let _ = writeln!(out, "{}.", list.hint);
+        return out;
+    }
+    let mut table = Table::new(&["", "adapter", "backend", "type", "driver"]);
+    for (i, a) in list.adapters.iter().enumerate() {
+        table.row(vec![
+            if list.chosen == Some(i) { "*" } else { "" }.to_string(),
+            a.name.clone(),
+            format!("{:?}", a.backend),
+            kind(a.device_type).to_string(),
+            format!("{} {}", a.driver, a.driver_info).trim().to_string(),
+        ]);
+    }
+    out.push_str(&table.render(""));
+    let _ = writeln!(out, "\n{}", settings(list));
+    match list.chosen {
+        Some(i) => {
+            let _ = writeln!(
+                out,
+                "--device gpu runs on the adapter marked *: {}",
+                list.adapters[i].name
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "--device gpu would fail: no adapter matches the filter (set {ADAPTER_ENV} to part of a name above)"
+            );
+        }
+    }
+    out
+}
+
+fn json(list: &AdapterList) -> String {
+    let adapters: Vec<String> = list
+        .adapters
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            format!(
+                "{{\"name\": {}, \"backend\": {}, \"type\": \"{}\", \"driver\": {}, \"driver_info\": {}, \"chosen\": {}}}",
+                json::string(&a.name),
+                json::string(&format!("{:?}", a.backend)),
+                kind(a.device_type),
+                json::string(&a.driver),
+                json::string(&a.driver_info),
+                list.chosen == Some(i)
+            )
+        })
+        .collect();
+    format!("[{}]\n", adapters.join(", "))
+}
