@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Extra CI checks, run by .ci/run when present: ONNX's own backend conformance cases for
-# Sign and IsInf, through `ewise onnx-test` (onnx 1.22.0 in target/onnx-venv provides them),
+# Sign and IsInf, through `ewise onnx-test` (onnx 1.22.0 in target/onnx-venv provides them)
+# on the CPU and on the GPU (lavapipe), the CLI tests with --device gpu,
 # the layout tests again on the portable kernels, and the other targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,25 @@ cargo run --release -q -p ewise-cli -- onnx-test \
     "$data/node/test_isinf_negative" \
     "$data/node/test_isinf_float16" \
     "$data/simple/test_sign_model"
+
+# The same cases and every CLI test again with --device gpu, on lavapipe: the outputs
+# must not change.
+gpu_env="$(scripts/gpu-driver.sh)"
+if [ -n "$gpu_env" ]; then
+    (
+        eval "$gpu_env"
+        cargo run --release -q -p ewise-cli -- onnx-test --device gpu \
+            "$data/node/test_sign" \
+            "$data/node/test_isinf" \
+            "$data/node/test_isinf_positive" \
+            "$data/node/test_isinf_negative" \
+            "$data/node/test_isinf_float16" \
+            "$data/simple/test_sign_model"
+        EWISE_DEVICE=gpu cargo test -q -p ewise-cli
+    )
+else
+    echo "ci-extra: SKIPPING the --device gpu runs: no Vulkan driver (see scripts/gpu-driver.sh)" >&2
+fi
 
 # The portable kernels (what machines without AVX2 run) through the layout walks,
 # transposes included: the kernel tests compare every instruction set, but a walk uses

@@ -6,8 +6,10 @@ use anyhow::Result;
 use ewise_cli::npy::{Header, DATA_ALIGNMENT};
 use ewise_cpu::DataType;
 
+use crate::cli::DeviceKind;
+use crate::gpu_stream::{self, GpuKernels};
 use crate::input::NpyInput;
-use crate::job::{Job, Op};
+use crate::job::{Job, Kernels, Op};
 use crate::output::Output;
 use crate::paths::at;
 use crate::progress::Progress;
@@ -24,7 +26,7 @@ pub fn to_file(job: &Job, input: &Path, output: &Path, dtype: Option<DataType>) 
         source.header.fortran_order,
     )
     .map_err(|e| at(input, e))?;
-    let mut kernels = job.kernels(source.element.data_type, out_type.data_type)?;
+    let mut engine = Engine::new(job, source.element.data_type, out_type.data_type)?;
     let mut out = Output::create(output, input)?;
     let header = Header {
         descr: out_type.descr(),
@@ -34,7 +36,14 @@ pub fn to_file(job: &Job, input: &Path, output: &Path, dtype: Option<DataType>) 
     out.write_all(&header.to_bytes())?;
     let total = source.count.saturating_mul(source.element.size() as u64);
     let progress = Progress::new(total, &label(job, input));
-    let result = stream::transform(&mut source, out_type, &mut kernels, &mut out, &progress);
+    let result = match &mut engine {
+        Engine::Cpu(kernels) => {
+            stream::transform(&mut source, out_type, kernels, &mut out, &progress)
+        }
+        Engine::Gpu(kernels) => {
+            gpu_stream::transform(&mut source, out_type, kernels, &mut out, &progress)
+        }
+    };
     progress.finish();
     result?;
     out.commit()
@@ -61,11 +70,35 @@ pub fn in_place(job: &Job, path: &Path, dtype: Option<DataType>) -> Result<()> {
             ),
         ));
     }
-    let mut kernels = job.kernels(target.element.data_type, target.element.data_type)?;
+    let data_type = target.element.data_type;
+    let mut engine = Engine::new(job, data_type, data_type)?;
     let progress = Progress::new(target.count.saturating_mul(size), &label(job, path));
-    let result = stream::transform_in_place(&target, &mut kernels, &progress);
+    let result = match &mut engine {
+        Engine::Cpu(kernels) => stream::transform_in_place(&target, kernels, &progress),
+        Engine::Gpu(kernels) => gpu_stream::transform_in_place(&target, kernels, &progress),
+    };
     progress.finish();
     result
+}
+
+/// The operators of a run, on the device the job names.
+enum Engine {
+    Cpu(Kernels),
+    Gpu(GpuKernels),
+}
+
+impl Engine {
+    fn new(job: &Job, input: DataType, output: DataType) -> Result<Engine> {
+        Ok(match job.device {
+            DeviceKind::Cpu => Engine::Cpu(job.kernels(input, output)?),
+            DeviceKind::Gpu => Engine::Gpu(GpuKernels::new(
+                job,
+                crate::gpu::open(job.level)?,
+                input,
+                output,
+            )),
+        })
+    }
 }
 
 fn label(job: &Job, path: &Path) -> String {

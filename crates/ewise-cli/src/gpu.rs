@@ -1,12 +1,17 @@
 //! Opening the GPU for `--device gpu`.
 
+use std::io::IsTerminal;
+
 use anyhow::{Context, Result};
 use ewise_cpu::{Extensions, FeatureLevel};
-use ewise_gpu::GpuDevice;
+use ewise_gpu::{GpuDevice, ADAPTER_ENV};
 
 /// Opens the GPU that `--device gpu` runs on, at `level` with the ewise extensions (the
-/// command has already validated what it runs), and says on standard error which adapter
-/// it is, with a warning when that is a software renderer.
+/// command has already validated what it runs).
+///
+/// On a terminal it names the adapter on standard error. A software renderer that was
+/// picked because no GPU exists (rather than named with `EWISE_GPU_ADAPTER`) is always
+/// announced, so that it is never used silently.
 pub fn open(level: FeatureLevel) -> Result<GpuDevice> {
     let device = GpuDevice::builder()
         .feature_level(level)
@@ -14,9 +19,12 @@ pub fn open(level: FeatureLevel) -> Result<GpuDevice> {
         .build()
         .context("--device gpu")?;
     let adapter = device.adapter();
-    if adapter.is_software() {
-        eprintln!("ewise: GPU: {adapter} (a software renderer: correct, but slower than the CPU)");
-    } else {
+    let named = std::env::var(ADAPTER_ENV).is_ok_and(|v| !v.is_empty());
+    if adapter.is_software() && !named {
+        eprintln!(
+            "ewise: warning: --device gpu runs on {adapter}: no GPU was found, and this software renderer is slower than --device cpu; set {ADAPTER_ENV} to name it and silence this"
+        );
+    } else if std::io::stderr().is_terminal() {
         eprintln!("ewise: GPU: {adapter}");
     }
     Ok(device)

@@ -8,7 +8,7 @@ use ewise_cpu::{
     NanPolicy, OperatorDesc, Parallelism, TensorDesc,
 };
 
-use crate::cli::{ExecArgs, Semantics};
+use crate::cli::{DeviceKind, ExecArgs, Semantics};
 
 /// The operator a run applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,13 +19,14 @@ pub enum Op {
     IsInfinity(InfinityMode),
 }
 
-/// An operator with the rules, level and threads it runs under.
+/// An operator with the rules, level, device and threads it runs under.
 #[derive(Debug, Clone, Copy)]
 pub struct Job {
     pub op: Op,
     pub semantics: Semantics,
     pub level: FeatureLevel,
     pub parallelism: Parallelism,
+    pub device: DeviceKind,
 }
 
 impl Job {
@@ -49,7 +50,28 @@ impl Job {
             semantics: exec.semantics,
             level: exec.feature_level,
             parallelism: Parallelism::threads(exec.threads),
+            device: exec.device,
         }
+    }
+
+    /// SIGN's NaN policy, for SIGN jobs.
+    pub fn nan_policy(&self) -> Option<NanPolicy> {
+        match self.op {
+            Op::Sign(policy) => Some(policy),
+            Op::IsInfinity(_) => None,
+        }
+    }
+
+    /// The description of a 1-D chunk of `len` elements (`len` below 2^32).
+    pub fn chunk_desc(
+        &self,
+        input: DataType,
+        output: DataType,
+        len: usize,
+    ) -> Result<OperatorDesc> {
+        let size =
+            u32::try_from(len).map_err(|_| anyhow!("chunk of {len} elements is too long"))?;
+        Ok(self.desc(TensorDesc::new(input, &[size]), output))
     }
 
     /// The element type of the output for this input.
@@ -182,13 +204,9 @@ impl Kernels {
         if let Some(i) = self.compiled.iter().position(|(n, _)| *n == len) {
             return Ok(&self.compiled[i].1);
         }
-        let size =
-            u32::try_from(len).map_err(|_| anyhow!("chunk of {len} elements is too long"))?;
-        let desc = self
-            .job
-            .desc(TensorDesc::new(self.input, &[size]), self.output);
+        let desc = self.job.chunk_desc(self.input, self.output, len)?;
         let mut operator = self.device.create_operator(&desc)?;
-        if let Op::Sign(policy) = self.job.op {
+        if let Some(policy) = self.job.nan_policy() {
             operator = operator.with_nan_policy(policy);
         }
         self.compiled.push((len, operator.compile()?));

@@ -5,6 +5,7 @@ mod apply;
 mod cli;
 mod commands;
 mod gpu;
+mod gpu_stream;
 mod input;
 mod interrupt;
 mod job;
