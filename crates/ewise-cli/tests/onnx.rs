@@ -594,3 +594,236 @@ fn onnx_test_nan_policy_is_applied() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_lines(&out).last().unwrap(), "0 passed, 1 failed");
 }
+
+/// With this variable set to 1, a GPU test that finds no adapter fails instead of
+/// skipping.
+const REQUIRE_GPU_ENV: &str = "EWISE_REQUIRE_GPU";
+
+/// Whether `--device gpu` has an adapter (as `ewise devices` chooses it); says why not,
+/// or fails when one is required.
+fn gpu() -> bool {
+    let out = ewise(["devices", "--json"]);
+    assert_ok(&out);
+    let json = String::from_utf8_lossy(&out.stdout);
+    if json.contains("\"chosen\": true") {
+        return true;
+    }
+    assert!(
+        !std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| v == "1"),
+        "{REQUIRE_GPU_ENV}=1 but `ewise devices` finds no usable adapter: {json}"
+    );
+    eprintln!("skipping GPU test: `ewise devices` finds no GPU adapter for --device gpu");
+    false
+}
+
+/// Runs `ewise run` with `--device cpu` and `--device gpu` into separate directories
+/// and asserts that both write the same files, byte for byte; returns their names.
+fn run_on_both(
+    dir: &Path,
+    label: &str,
+    model: &Path,
+    inputs: &[(&str, &Path)],
+    extra: &[&str],
+) -> Vec<String> {
+    let mut written = Vec::new();
+    for device in ["cpu", "gpu"] {
+        let out = dir.join(format!("{label}-{device}"));
+        let args = [extra, &["--device", device]].concat();
+        assert_ok(&run_model(model, inputs, &out, &args));
+        let files: Vec<(String, Vec<u8>)> = npy_files(&out)
+            .into_iter()
+            .map(|name| {
+                let bytes = std::fs::read(out.join(&name)).unwrap();
+                (name, bytes)
+            })
+            .collect();
+        written.push(files);
+    }
+    assert!(!written[0].is_empty(), "{label}: nothing written");
+    assert!(
+        written[0] == written[1],
+        "{label}: --device gpu wrote other files than --device cpu"
+    );
+    written[0].iter().map(|(name, _)| name.clone()).collect()
+}
+
+#[test]
+fn run_on_the_gpu_writes_the_files_of_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let dir = temp_dir();
+    let d = dir.path();
+    let types = [
+        (FLOAT, "<f4", DataType::Float32),
+        (11, "<f8", DataType::Float64),
+        (10, "<f2", DataType::Float16),
+        (3, "|i1", DataType::Int8),
+        (2, "|u1", DataType::Uint8),
+        (5, "<i2", DataType::Int16),
+        (6, "<i4", DataType::Int32),
+        (7, "<i8", DataType::Int64),
+        (4, "<u2", DataType::Uint16),
+        (12, "<u4", DataType::Uint32),
+        (13, "<u8", DataType::Uint64),
+        (16, "<V2", DataType::Bfloat16),
+    ];
+    for (elem_type, descr, t) in types {
+        let size = t.size_in_bytes().unwrap() as usize;
+        let patterns = common::patterns(t, 77, 5);
+        let n = patterns.len();
+        let model = write(d, "sign.onnx", &sign_model(elem_type, n as i64));
+        let x = d.join("x.npy");
+        write_npy(&x, descr, false, &[n as u64], &to_le(&patterns, size));
+        for flag in ["propagate", "zero"] {
+            let names = run_on_both(
+                d,
+                &format!("{t}-{flag}"),
+                &model,
+                &[("x", &x)],
+                &["--nan", flag],
+            );
+            assert_eq!(names, ["y.npy"]);
+        }
+    }
+
+    // Sign chains (in place on the GPU), fan-out and IsInf of every float type.
+    for (elem_type, descr, t) in [
+        (FLOAT, "<f4", DataType::Float32),
+        (11, "<f8", DataType::Float64),
+        (10, "<f2", DataType::Float16),
+        (16, "<V2", DataType::Bfloat16),
+        (17, "|V1", DataType::Float8E4M3Fn),
+        (18, "|V1", DataType::Float8E4M3Fnuz),
+        (19, "<f1", DataType::Float8E5M2),
+        (20, "|V1", DataType::Float8E5M2Fnuz),
+    ] {
+        let size = t.size_in_bytes().unwrap() as usize;
+        let patterns = common::patterns(t, 60, 9);
+        let n = patterns.len() as u64;
+        let float8 = size == 1;
+        let mut nodes = vec![
+            node("IsInf", "x", "inf", &[]),
+            node("IsInf", "x", "neg", &[("detect_positive", 0)]),
+        ];
+        let mut outputs = vec![value("inf", BOOL, None), value("neg", BOOL, None)];
+        if !float8 {
+            nodes.extend([
+                node("Sign", "x", "s", &[]),
+                node("Sign", "s", "t", &[]),
+                node("IsInf", "t", "tinf", &[]),
+            ]);
+            outputs.extend([value("t", elem_type, None), value("tinf", BOOL, None)]);
+        }
+        let bytes = model_bytes(20, nodes, vec![value("x", elem_type, None)], outputs);
+        let model = write(d, "graph.onnx", &bytes);
+        let x = d.join("g.npy");
+        write_npy(
+            &x,
+            descr,
+            false,
+            &[2, n / 2],
+            &to_le(&patterns[..n as usize / 2 * 2], size),
+        );
+        let names = run_on_both(d, &format!("graph-{t}"), &model, &[("x", &x)], &[]);
+        assert_eq!(names.len(), if float8 { 2 } else { 4 }, "{t}");
+    }
+
+    // Two inputs, a 0-d input and an empty one.
+    let model = two_input_model(d);
+    let x = f32_npy(d, "x4.npy", &[-3.0, 0.0, -0.0, 7.0]);
+    let w = f32_npy(
+        d,
+        "w4.npy",
+        &[f32::INFINITY, 1.0, f32::NEG_INFINITY, f32::NAN],
+    );
+    run_on_both(d, "two", &model, &[("x", &x), ("w", &w)], &[]);
+    let any_shape = write(
+        d,
+        "any.onnx",
+        &model_bytes(
+            13,
+            vec![node("Sign", "x", "y", &[])],
+            vec![value("x", FLOAT, None)],
+            vec![value("y", FLOAT, None), value("x", FLOAT, None)],
+        ),
+    );
+    let scalar = d.join("scalar.npy");
+    write_npy(&scalar, "<f4", false, &[], &(-2.5f32).to_le_bytes());
+    run_on_both(d, "scalar", &any_shape, &[("x", &scalar)], &[]);
+    let empty = d.join("empty.npy");
+    write_npy(&empty, "<f4", false, &[3, 0], &[]);
+    run_on_both(d, "empty", &any_shape, &[("x", &empty)], &[]);
+}
+
+/// The cases written by the onnx Python package for ewise-onnx's tests.
+fn python_cases() -> Vec<PathBuf> {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ewise-onnx/tests/data/python");
+    [
+        "typed_initializers",
+        "external_data",
+        "dim_param_chain",
+        "float8_all_patterns",
+    ]
+    .iter()
+    .map(|name| data.join(name))
+    .collect()
+}
+
+#[test]
+fn onnx_test_on_the_gpu_passes_where_the_cpu_passes() {
+    if !gpu() {
+        return;
+    }
+    let dir = temp_dir();
+    let good = backend_case(
+        dir.path(),
+        "test_good",
+        &[-2.0, f32::NAN, 0.5],
+        &[-1.0, f32::NAN, 1.0],
+    );
+    let wrong = backend_case(
+        dir.path(),
+        "test_wrong",
+        &[-2.0, 0.0, 0.5],
+        &[-1.0, 0.0, -1.0],
+    );
+    let mut cases = vec![good.clone()];
+    cases.extend(python_cases());
+    for nan in ["propagate", "zero"] {
+        let mut lines = Vec::new();
+        for device in ["cpu", "gpu"] {
+            let mut args = vec![
+                PathBuf::from("onnx-test"),
+                PathBuf::from("--nan"),
+                PathBuf::from(nan),
+                PathBuf::from("--device"),
+                PathBuf::from(device),
+            ];
+            args.extend(cases.iter().cloned());
+            args.push(wrong.clone());
+            let out = ewise(&args);
+            assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+            assert!(!stderr(&out).contains("panicked"));
+            lines.push(stdout_lines(&out));
+        }
+        assert_eq!(lines[0], lines[1], "--nan {nan}: --device gpu differs");
+        assert!(
+            lines[1].last().unwrap().ends_with("1 failed") || nan == "zero",
+            "{:?}",
+            lines[1]
+        );
+    }
+    let mut args = vec![
+        PathBuf::from("onnx-test"),
+        PathBuf::from("--device"),
+        PathBuf::from("gpu"),
+    ];
+    args.extend(cases.iter().cloned());
+    let out = ewise(&args);
+    assert_ok(&out);
+    assert_eq!(
+        stdout_lines(&out).last().unwrap(),
+        &format!("{} passed, 0 failed", cases.len())
+    );
+}

@@ -49,10 +49,34 @@ pub fn summary(outcomes: &[CaseOutcome]) -> String {
     format!("{passed} passed, {} failed", outcomes.len() - passed)
 }
 
-/// Runs the case in `dir` with SIGN's NaN policy `policy` ([`NanPolicy::Propagate`]
-/// is ONNX's). Never panics; every problem (unreadable files, a model that fails to
-/// load, no data sets, a mismatch) is a failure with its reason.
+/// Runs the case in `dir` on the CPU with SIGN's NaN policy `policy`
+/// ([`NanPolicy::Propagate`] is ONNX's). Never panics; every problem (unreadable files,
+/// a model that fails to load, no data sets, a mismatch) is a failure with its reason.
 pub fn run_case(dir: &Path, policy: NanPolicy) -> CaseOutcome {
+    run_case_with(dir, policy, |model| model)
+}
+
+/// [`run_case`] on the GPU `gpu` (see [`Model::with_gpu`] for what the device must
+/// accept), or on the CPU when `gpu` is `None`. GPU failures are failures of the case,
+/// with their reason.
+#[cfg(feature = "gpu")]
+pub fn run_case_on(
+    dir: &Path,
+    policy: NanPolicy,
+    gpu: Option<&ewise_gpu::GpuDevice>,
+) -> CaseOutcome {
+    run_case_with(dir, policy, |model| match gpu {
+        Some(device) => model.with_gpu(device.clone()),
+        None => model,
+    })
+}
+
+/// [`run_case`] with the loaded model passed through `prepare` before it runs.
+fn run_case_with(
+    dir: &Path,
+    policy: NanPolicy,
+    prepare: impl FnOnce(Model) -> Model,
+) -> CaseOutcome {
     let name = dir.file_name().map_or_else(
         || dir.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -63,16 +87,22 @@ pub fn run_case(dir: &Path, policy: NanPolicy) -> CaseOutcome {
         passed_data_sets: 0,
         failure: None,
     };
-    if let Err(why) = run_data_sets(dir, policy, &mut outcome.passed_data_sets) {
+    if let Err(why) = run_data_sets(dir, policy, prepare, &mut outcome.passed_data_sets) {
         outcome.failure = Some(why);
     }
     outcome
 }
 
-fn run_data_sets(dir: &Path, policy: NanPolicy, passed: &mut usize) -> Result<(), String> {
+fn run_data_sets(
+    dir: &Path,
+    policy: NanPolicy,
+    prepare: impl FnOnce(Model) -> Model,
+    passed: &mut usize,
+) -> Result<(), String> {
     let model = Model::load(dir.join("model.onnx"))
         .map_err(|e| format!("model does not load: {e}"))?
         .with_nan_policy(policy);
+    let model = prepare(model);
     let mut sets: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
         .filter_map(|entry| {

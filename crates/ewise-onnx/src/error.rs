@@ -294,6 +294,30 @@ pub enum Error {
         #[source]
         source: ewise_cpu::Error,
     },
+    /// The GPU failed at a node's work, or at moving a value to or from the GPU (with the
+    /// `gpu` feature). Mistakes in descriptions and bindings are [`Error::Kernel`], as
+    /// on the CPU.
+    #[cfg(feature = "gpu")]
+    #[error("{node}: GPU failure: {source}")]
+    Gpu {
+        /// The node, or what was being done: `upload of input "x"`, `download of
+        /// graph output "y"`, `submission of the graph's steps`.
+        node: String,
+        /// ewise-gpu's error.
+        #[source]
+        source: ewise_gpu::GpuError,
+    },
+    /// A GPU device that cannot run every ONNX type a model may use (with the `gpu`
+    /// feature): [`crate::Model::with_gpu`] needs a device built with
+    /// `Extensions::Enabled` at `FeatureLevel::LATEST`.
+    #[cfg(feature = "gpu")]
+    #[error("the GPU device on {adapter} cannot run ONNX models: {reason} (build it with GpuDevice::builder().extensions(Extensions::Enabled), at the default feature level)")]
+    UnsuitableGpu {
+        /// The adapter.
+        adapter: String,
+        /// What the device lacks.
+        reason: String,
+    },
 }
 
 /// `Result` with this crate's [`Error`].

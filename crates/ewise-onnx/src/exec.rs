@@ -1,6 +1,7 @@
 //! Running a checked graph: input checks, per-run shape checks with `dim_param`
 //! bindings, and execution of every step through ewise-cpu's compiled operators, reusing
-//! freed buffers and running Sign in place where the plan allows.
+//! freed buffers and running Sign in place where the plan allows. [`gpu`] runs the same
+//! plan on a GPU.
 
 use std::collections::HashMap;
 
@@ -13,7 +14,11 @@ use crate::graph::{dims_text, Dim, Graph, PlannedStep, Source, ValueInfo};
 use crate::opset::OpType;
 use crate::tensor::{byte_len, shape_text, Tensor};
 
-/// What a run did with memory, for callers that want to see the plan at work.
+#[cfg(feature = "gpu")]
+pub(crate) mod gpu;
+
+/// What a run did with memory, for callers that want to see the plan at work. A run on a
+/// GPU counts GPU buffers, and makes the same choices, so it gives the same counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RunStats {
     /// Steps executed.
@@ -27,9 +32,9 @@ pub struct RunStats {
 }
 
 /// The largest number of elements one kernel call is given when a tensor's shape cannot
-/// be described to ewise-cpu as it is (a dimension above `u32::MAX` or more than 64
-/// dimensions): such tensors run as consecutive 1-d chunks, which is equivalent for
-/// element-wise operators on packed data.
+/// be described to the kernel library as it is (a dimension above `u32::MAX` or more
+/// than 64 dimensions): such tensors run as consecutive 1-d chunks, which is equivalent
+/// for element-wise operators on packed data.
 const CHUNK_ELEMENTS: usize = 1 << 30;
 
 enum Slot<'a> {
@@ -131,7 +136,7 @@ impl Bindings {
     }
 }
 
-/// The sizes to describe a tensor of `shape` to ewise-cpu with, when it can be
+/// The sizes to describe a tensor of `shape` to the kernel library with, when it can be
 /// described as it is.
 fn kernel_sizes(shape: &[usize]) -> Option<Vec<u32>> {
     if shape.len() > MAX_EXTENDED_DIMENSIONS as usize {
@@ -140,22 +145,63 @@ fn kernel_sizes(shape: &[usize]) -> Option<Vec<u32>> {
     shape.iter().map(|&d| u32::try_from(d).ok()).collect()
 }
 
+/// One kernel call over part of a tensor: the sizes to describe it with, its first
+/// element and its element count.
+pub(crate) struct Chunk {
+    pub sizes: Vec<u32>,
+    pub start: usize,
+    pub count: usize,
+}
+
+/// How a tensor of `shape` is run: one call with its own shape when the kernel library
+/// can describe it, else consecutive 1-d chunks of at most [`CHUNK_ELEMENTS`] elements.
+pub(crate) fn chunks(shape: &[usize]) -> Vec<Chunk> {
+    let count: usize = shape.iter().product();
+    match kernel_sizes(shape) {
+        Some(sizes) => vec![Chunk {
+            sizes,
+            start: 0,
+            count,
+        }],
+        None => (0..count)
+            .step_by(CHUNK_ELEMENTS)
+            .map(|start| {
+                let n = CHUNK_ELEMENTS.min(count - start);
+                Chunk {
+                    sizes: vec![n as u32],
+                    start,
+                    count: n,
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The description of `step` over packed tensors of `sizes`.
+pub(crate) fn operator_desc(
+    step: &PlannedStep,
+    (input_type, output_type): (DataType, DataType),
+    sizes: &[u32],
+) -> OperatorDesc {
+    let input = TensorDesc::new(input_type, sizes);
+    let output = TensorDesc::new(output_type, sizes);
+    match (step.info.op, step.info.mode) {
+        (OpType::IsInf, Some(mode)) => OperatorDesc::is_infinity(input, output, mode),
+        _ => OperatorDesc::sign(input, output),
+    }
+}
+
 fn compile(
     ctx: &Context<'_>,
     step: &PlannedStep,
-    (input_type, output_type): (DataType, DataType),
+    types: (DataType, DataType),
     sizes: &[u32],
 ) -> Result<CompiledOperator> {
     let kernel = |source| Error::Kernel {
         node: step.info.node.clone(),
         source,
     };
-    let input = TensorDesc::new(input_type, sizes);
-    let output = TensorDesc::new(output_type, sizes);
-    let desc = match (step.info.op, step.info.mode) {
-        (OpType::IsInf, Some(mode)) => OperatorDesc::is_infinity(input, output, mode),
-        _ => OperatorDesc::sign(input, output),
-    };
+    let desc = operator_desc(step, types, sizes);
     ctx.device
         .create_operator(&desc)
         .map_err(kernel)?
@@ -190,21 +236,15 @@ fn execute(
         node: step.info.node.clone(),
         source,
     };
-    let count: usize = shape.iter().product();
     let (in_size, out_size) = (element_size(types.0), element_size(types.1));
-    let chunks: Vec<(Vec<u32>, usize, usize)> = match kernel_sizes(shape) {
-        Some(sizes) => vec![(sizes, 0, count)],
-        None => (0..count)
-            .step_by(CHUNK_ELEMENTS)
-            .map(|start| {
-                let n = CHUNK_ELEMENTS.min(count - start);
-                (vec![n as u32], start, n)
-            })
-            .collect(),
-    };
     let mut compiled: HashMap<Vec<u32>, CompiledOperator> = HashMap::new();
     let mut data = data;
-    for (sizes, start, n) in chunks {
+    for Chunk {
+        sizes,
+        start,
+        count: n,
+    } in chunks(shape)
+    {
         if !compiled.contains_key(&sizes) {
             let op = compile(ctx, step, types, &sizes)?;
             compiled.insert(sizes.clone(), op);
@@ -223,7 +263,8 @@ fn execute(
     Ok(())
 }
 
-fn element_size(data_type: DataType) -> usize {
+/// Bytes per element of `data_type`.
+pub(crate) fn element_size(data_type: DataType) -> usize {
     usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1)
 }
 
@@ -298,6 +339,43 @@ pub(crate) fn check_inputs(
     Ok(shapes)
 }
 
+/// Checks the tensors given to a run (each consistent with its own type and shape, then
+/// [`check_inputs`]); returns the shape of every value the run computes.
+pub(crate) fn check_run_inputs(
+    graph: &Graph,
+    inputs: &[(String, Tensor)],
+) -> Result<Vec<Option<Vec<usize>>>> {
+    for (name, tensor) in inputs {
+        tensor.check(name)?;
+    }
+    let given: Vec<(&str, DataType, &[usize])> = inputs
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.data_type, t.shape.as_slice()))
+        .collect();
+    check_inputs(graph, &given)
+}
+
+/// The element types `step` reads and writes.
+pub(crate) fn step_types(graph: &Graph, step: &PlannedStep) -> (DataType, DataType) {
+    (
+        graph.values[step.input].data_type,
+        graph.values[step.output].data_type,
+    )
+}
+
+/// The byte length of `step`'s output over a tensor of `shape`, or why it cannot exist.
+pub(crate) fn output_len(
+    step: &PlannedStep,
+    output_type: DataType,
+    shape: &[usize],
+) -> Result<usize> {
+    byte_len(output_type, shape).ok_or_else(|| Error::TooLarge {
+        what: format!("value {:?}", step.info.output),
+        shape: shape_text(shape),
+        limit: "its byte size does not fit in this machine's address space",
+    })
+}
+
 /// Runs `graph` on `inputs` (by name); returns the graph outputs in declaration order.
 pub(crate) fn run(
     graph: &Graph,
@@ -305,14 +383,7 @@ pub(crate) fn run(
     policy: NanPolicy,
     inputs: Vec<(String, Tensor)>,
 ) -> Result<(Vec<(String, Tensor)>, RunStats)> {
-    for (name, tensor) in &inputs {
-        tensor.check(name)?;
-    }
-    let given: Vec<(&str, DataType, &[usize])> = inputs
-        .iter()
-        .map(|(n, t)| (n.as_str(), t.data_type, t.shape.as_slice()))
-        .collect();
-    let shapes = check_inputs(graph, &given)?;
+    let shapes = check_run_inputs(graph, &inputs)?;
     let mut slots: Vec<Slot<'_>> = graph.values.iter().map(|_| Slot::Empty).collect();
     for (name, tensor) in inputs {
         if let Some(i) = graph.inputs.iter().position(|info| info.name == name) {
@@ -336,15 +407,8 @@ pub(crate) fn run(
     let mut pool = Pool::default();
     for step in &graph.steps {
         let shape = shapes[step.input].clone().unwrap_or_default();
-        let types = (
-            graph.values[step.input].data_type,
-            graph.values[step.output].data_type,
-        );
-        let out_len = byte_len(types.1, &shape).ok_or_else(|| Error::TooLarge {
-            what: format!("value {:?}", step.info.output),
-            shape: shape_text(&shape),
-            limit: "its byte size does not fit in this machine's address space",
-        })?;
+        let types = step_types(graph, step);
+        let out_len = output_len(step, types.1, &shape)?;
         stats.steps += 1;
         if step.info.in_place && matches!(slots[step.input], Slot::Owned(_)) {
             if let Slot::Owned(mut data) = std::mem::replace(&mut slots[step.input], Slot::Empty) {

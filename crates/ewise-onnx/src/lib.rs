@@ -2,8 +2,10 @@
 //!
 //! The ONNX front end of ewise: load `.onnx` models whose graphs use `Sign` (opsets 9
 //! and 13) and `IsInf` (opsets 10 and 20), check them, and run them bit-exactly on
-//! ewise-cpu's compiled operators. The contract is SEMANTICS.md section 6 (and section 1
-//! with the `Propagate` NaN policy by default).
+//! ewise-cpu's compiled operators, or with the `gpu` feature on ewise-gpu's (a model
+//! given a GPU with `Model::with_gpu` keeps the values its nodes compute on the GPU
+//! between nodes and gives the same bits). The contract is SEMANTICS.md section 6 (and
+//! section 1 with the `Propagate` NaN policy by default).
 //!
 //! - [`proto`] holds hand-written prost messages for the part of `onnx.proto` ewise reads;
 //! - [`dtype`] maps ONNX element type numbers to ewise [`DataType`]s;
@@ -14,8 +16,14 @@
 //!   runs;
 //! - [`conformance`] runs ONNX's backend test directories.
 //!
-//! No element is computed here: every Sign and IsInf goes through
-//! [`ewise_cpu::CompiledOperator`].
+//! No element is computed here: every Sign and IsInf goes through ewise-cpu's or
+//! ewise-gpu's compiled operators ([`ewise_cpu::CompiledOperator`],
+//! `ewise_gpu::GpuCompiledOperator`).
+//!
+//! ## Features
+//!
+//! - `gpu` (off by default): `Model::with_gpu` and `conformance::run_case_on` run
+//!   graphs on a `ewise_gpu::GpuDevice` built with `Extensions::Enabled`.
 //!
 //! ```
 //! use ewise_onnx::proto::{self, Message};

@@ -20,12 +20,18 @@ use crate::tensor::Tensor;
 ///
 /// SIGN's NaN policy defaults to [`NanPolicy::Propagate`] (ONNX's reference behaviour:
 /// NaN in, the same NaN out); [`Model::with_nan_policy`] selects DirectML's `Zero`.
+///
+/// A model runs on the CPU (ewise-cpu) unless, with the `gpu` feature,
+/// `Model::with_gpu` gives it a GPU: then the same plan runs on that GPU, with the same
+/// outputs bit for bit, the same errors for the same inputs, and the same [`RunStats`].
 #[derive(Debug, Clone)]
 pub struct Model {
     graph: Graph,
     device: Device,
     nan_policy: NanPolicy,
     ir_version: i64,
+    #[cfg(feature = "gpu")]
+    gpu: Option<ewise_gpu::GpuDevice>,
 }
 
 impl Model {
@@ -63,6 +69,8 @@ impl Model {
             device,
             nan_policy: NanPolicy::Propagate,
             ir_version: proto.ir_version,
+            #[cfg(feature = "gpu")]
+            gpu: None,
         })
     }
 
@@ -84,6 +92,33 @@ impl Model {
     /// SIGN's NaN policy.
     pub fn nan_policy(&self) -> NanPolicy {
         self.nan_policy
+    }
+
+    /// This model running on the GPU `device` (with the `gpu` feature).
+    ///
+    /// Runs then upload each graph input, initializer and default that a node reads
+    /// once, keep every value the nodes compute in GPU buffers (Sign in place where
+    /// [`Step::in_place`] says so, freed buffers reused), submit all the nodes' work at
+    /// once and download only the graph outputs. Outputs, errors for bad inputs (checked
+    /// before the GPU is touched) and [`RunStats`] are those of the CPU path; failures of
+    /// the GPU itself are [`Error::Gpu`], naming the node or transfer.
+    ///
+    /// The device must accept every type and shape an ONNX model may use: build it with
+    /// `Extensions::Enabled` at the default feature level (`FeatureLevel::LATEST`), e.g.
+    /// `GpuDevice::builder().extensions(Extensions::Enabled).build()`. Runs on any other
+    /// device fail with [`Error::UnsuitableGpu`] after checking their inputs. The
+    /// device's own NaN policy is not used: the model's ([`Model::with_nan_policy`])
+    /// applies on both paths.
+    #[cfg(feature = "gpu")]
+    pub fn with_gpu(mut self, device: ewise_gpu::GpuDevice) -> Model {
+        self.gpu = Some(device);
+        self
+    }
+
+    /// The GPU this model runs on, if [`Model::with_gpu`] gave it one.
+    #[cfg(feature = "gpu")]
+    pub fn gpu(&self) -> Option<&ewise_gpu::GpuDevice> {
+        self.gpu.as_ref()
     }
 
     /// The default-domain opset the model imports.
@@ -143,6 +178,10 @@ impl Model {
         S: Into<String>,
     {
         let inputs = inputs.into_iter().map(|(n, t)| (n.into(), t)).collect();
+        #[cfg(feature = "gpu")]
+        if let Some(gpu) = &self.gpu {
+            return exec::gpu::run(&self.graph, gpu, self.nan_policy, inputs);
+        }
         exec::run(&self.graph, &self.device, self.nan_policy, inputs)
     }
 }

@@ -1,22 +1,28 @@
-//! `ewise onnx-test`: ONNX backend test case directories, run and compared bit for bit.
+//! `ewise onnx-test`: ONNX backend test case directories, run and compared bit for bit,
+//! on the CPU or (`--device gpu`) on the GPU, opened once for all the cases.
 
 use std::fs;
 use std::path::Path;
 
 use anyhow::{bail, Result};
+use ewise_gpu::GpuDevice;
 use ewise_onnx::conformance::{self, CaseOutcome};
 use ewise_onnx::NanPolicy;
 
-use crate::cli::OnnxTestArgs;
+use crate::cli::{DeviceKind, OnnxTestArgs};
 
 /// Runs `ewise onnx-test`: prints `PASS <name>` or `FAIL <name>: <why>` per directory,
 /// in the order given, then `N passed, M failed`. Fails (exit status 1) when any case
 /// failed; a directory that is not a test case is a failed case, not an error.
 pub fn run(args: &OnnxTestArgs) -> Result<()> {
     let policy = NanPolicy::from(args.nan);
+    let gpu = match args.device {
+        DeviceKind::Cpu => None,
+        DeviceKind::Gpu => Some(crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?),
+    };
     let mut outcomes = Vec::with_capacity(args.dirs.len());
     for dir in &args.dirs {
-        let outcome = case(dir, policy);
+        let outcome = case(dir, policy, gpu.as_ref());
         crate::print(&format!("{}\n", outcome.to_string().replace('\n', " ")))?;
         outcomes.push(outcome);
     }
@@ -28,8 +34,9 @@ pub fn run(args: &OnnxTestArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs the case in `dir`, or explains why `dir` is not a test case directory.
-fn case(dir: &Path, policy: NanPolicy) -> CaseOutcome {
+/// Runs the case in `dir` (on `gpu` when given), or explains why `dir` is not a test
+/// case directory.
+fn case(dir: &Path, policy: NanPolicy, gpu: Option<&GpuDevice>) -> CaseOutcome {
     let not_a_case = match fs::metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("does not exist".to_string()),
         Err(e) => Some(format!("cannot read it: {e}")),
@@ -40,7 +47,7 @@ fn case(dir: &Path, policy: NanPolicy) -> CaseOutcome {
         Ok(_) => None,
     };
     match not_a_case {
-        None => conformance::run_case(dir, policy),
+        None => conformance::run_case_on(dir, policy, gpu),
         Some(why) => {
             let shown = dir.display().to_string();
             let name = dir

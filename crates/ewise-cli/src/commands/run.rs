@@ -13,6 +13,10 @@
 //! written as `<V2` (bfloat16) and `|V1` (float8). Inputs in the other byte order are
 //! swapped and column-major (`fortran_order`) inputs reordered; outputs are always
 //! row-major in this machine's byte order.
+//!
+//! With `--device gpu` the model runs on the GPU (opened once, after the checks above
+//! and before any data is read), values staying there between nodes; the files written
+//! are byte for byte those of `--device cpu`.
 
 use std::collections::HashSet;
 use std::fs::{self, File};
@@ -23,7 +27,7 @@ use anyhow::{anyhow, bail, Result};
 use ewise_cli::npy::{swap_bytes, ByteOrder, ElementType, Header, TypeStr, RAW_TYPES};
 use ewise_onnx::{dtype, DataType, Model, Tensor};
 
-use crate::cli::RunArgs;
+use crate::cli::{DeviceKind, RunArgs};
 use crate::input::NpyInput;
 use crate::output::Output;
 use crate::paths::{at, describe_io, same_file};
@@ -38,6 +42,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .map(|s| (s.name.as_str(), s.data_type, s.shape.as_slice()))
         .collect();
     model.check_inputs(&described).map_err(|e| anyhow!("{e}"))?;
+    let model = match args.device {
+        DeviceKind::Cpu => model,
+        DeviceKind::Gpu => model.with_gpu(crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?),
+    };
     let mut inputs = Vec::with_capacity(sources.len());
     for source in sources {
         let path = source.file.path.clone();
