@@ -20,6 +20,11 @@ def key(r):
     return (r["op"], r["dtype"], r["elements"], r["layout"], r["threads"])
 
 
+def cases(rows):
+    """The measured cases of a run: `ewise bench --device gpu` adds overhead rows."""
+    return [r for r in rows if r.get("kind", "case") == "case"]
+
+
 def one_run(rows):
     groups = {}
     for r in rows:
@@ -66,9 +71,9 @@ def several_runs(runs):
 def main():
     paths = sys.argv[1:]
     if len(paths) <= 1:
-        one_run(json.load(open(paths[0]) if paths else sys.stdin))
+        one_run(cases(json.load(open(paths[0]) if paths else sys.stdin)))
     else:
-        several_runs([json.load(open(p)) for p in paths])
+        several_runs([cases(json.load(open(p))) for p in paths])
 
 
 if __name__ == "__main__":

@@ -173,3 +173,87 @@ fn help_has_examples_for_every_command_and_version_prints() {
         format!("ewise {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[test]
+fn bench_on_the_gpu_prints_json_rows_with_their_fields() {
+    let out = ewise([
+        "bench",
+        "--device",
+        "gpu",
+        "--sizes",
+        "4Ki",
+        "--op",
+        "sign",
+        "--dtype",
+        "float32",
+        "--samples",
+        "3",
+        "--json",
+    ]);
+    let err = stderr(&out);
+    if !out.status.success() && err.contains("no GPU adapter found") {
+        assert!(
+            std::env::var("EWISE_REQUIRE_GPU").as_deref() != Ok("1"),
+            "EWISE_REQUIRE_GPU=1 but: {err}"
+        );
+        eprintln!("skipping the GPU bench test: {err}");
+        return;
+    }
+    assert_ok(&out);
+    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("\"kind\"")).collect();
+    let cases: Vec<&&str> = rows
+        .iter()
+        .filter(|r| r.contains("\"kind\": \"case\""))
+        .collect();
+    assert_eq!(cases.len(), 3, "one row per layout: {text}");
+    for layout in ["contiguous", "transposed", "broadcast"] {
+        assert!(
+            cases
+                .iter()
+                .any(|r| r.contains(&format!("\"layout\": \"{layout}\""))),
+            "{layout} missing: {text}"
+        );
+    }
+    for row in &cases {
+        for key in [
+            "\"op\": \"sign\"",
+            "\"dtype\": \"FLOAT32\"",
+            "\"elements\": 4096",
+            "\"threads\"",
+            "\"gbps\"",
+            "\"best_copy_gbps\"",
+            "\"best_copy\"",
+            "\"best_copy_threads\"",
+            "\"ratio\"",
+            "\"ns_per_call\"",
+            "\"input_read_ns\"",
+            "\"vs_read\"",
+            "\"nan\"",
+            "\"copies\"",
+            "\"device\": \"gpu\"",
+            "\"adapter\"",
+            "\"timer\"",
+        ] {
+            assert!(row.contains(key), "{key} missing from {row}");
+        }
+        assert!(
+            row.contains("\"timer\": \"timestamps\"") || row.contains("\"timer\": \"wall\""),
+            "{row}"
+        );
+    }
+    for what in [
+        "\"what\": \"execute\", \"dtype\": \"FLOAT32\", \"elements\": 1,",
+        "\"what\": \"execute\", \"dtype\": \"FLOAT32\", \"elements\": 4096,",
+        "\"what\": \"bare-submit-wait\"",
+        "\"what\": \"record\"",
+    ] {
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("\"kind\": \"overhead\"") && r.contains(what)),
+            "{what} missing: {text}"
+        );
+    }
+    let bad = ewise(["bench", "--device", "gpu", "--threads", "2"]);
+    assert_error(&bad, &["--threads applies to --device cpu only"]);
+}

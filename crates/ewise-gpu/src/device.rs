@@ -152,7 +152,8 @@ impl GpuDeviceBuilder {
         self
     }
 
-    /// Chooses an adapter and opens a device on it.
+    /// Chooses an adapter and opens a device on it, with timestamp queries
+    /// ([`GpuDevice::has_timestamps`]) when the adapter offers them.
     pub fn build(self) -> Result<GpuDevice> {
         pollster::block_on(self.build_async())
     }
@@ -215,7 +216,7 @@ impl GpuDeviceBuilder {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("ewise"),
-                required_features: wgpu::Features::empty(),
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 required_limits: limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
@@ -457,6 +458,24 @@ impl GpuDevice {
     /// The wgpu queue that [`crate::GpuCompiledOperator::execute`] submits to.
     pub fn wgpu_queue(&self) -> &wgpu::Queue {
         &self.shared.queue
+    }
+
+    /// Whether the device has timestamp queries (`wgpu::Features::TIMESTAMP_QUERY`),
+    /// which [`crate::GpuTimer`] uses to measure GPU time.
+    pub fn has_timestamps(&self) -> bool {
+        self.shared
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Waits until all work submitted to the device's queue so far, and every buffer
+    /// write queued before this call ([`crate::GpuBuffer::write`]), has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.catch("synchronizing with the GPU", || {
+            self.shared.queue.submit([]);
+        })?;
+        self.wait("synchronizing with the GPU")
     }
 
     /// Bytes one binding window spans at most: tensors that span more are split.

@@ -55,6 +55,25 @@ pub enum GpuError {
         /// The buffer's length.
         buffer_len: u64,
     },
+    /// A baseline copy or read ([`crate::BaselineKernel`], [`crate::record_buffer_copy`])
+    /// outside its buffers, off its granularity, or between ranges of one buffer.
+    #[error("{what} of {len} bytes from offset {src_offset} of a {src_len}-byte buffer to offset {dst_offset} of a {dst_len}-byte buffer is refused: {reason}")]
+    Baseline {
+        /// Which baseline.
+        what: &'static str,
+        /// The bytes asked for.
+        len: u64,
+        /// The source offset.
+        src_offset: u64,
+        /// The source buffer's length.
+        src_len: u64,
+        /// The destination offset.
+        dst_offset: u64,
+        /// The destination buffer's length.
+        dst_len: u64,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("wgpu error while {during}: {message}")]
     Wgpu {

@@ -30,23 +30,33 @@
 //! # Ok::<(), ewise_gpu::GpuError>(())
 //! ```
 //!
+//! For measurements, [`GpuTimer`] times recorded work with timestamp queries (or wall
+//! time where the adapter has none), and [`BaselineKernel`] and [`record_buffer_copy`]
+//! give the memory copies and reads that operators are compared with.
+//!
 //! Kernels are WGSL over 32-bit words with bit operations only, so every adapter runs
 //! every data type without optional features. Tensors larger than one binding window or
 //! one dispatch grid are split into several dispatches, with the same bits.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod baseline;
 mod buffer;
 mod chunk;
 mod device;
 mod error;
 mod operator;
 mod shader;
+mod timing;
 
+pub use baseline::{
+    record_buffer_copy, BaselineKernel, BaselineKind, BoundBaseline, BASELINE_VECTOR, READ_SENTINEL,
+};
 pub use buffer::{GpuBuffer, BUFFER_USAGES};
 pub use device::{
     adapters, AdapterList, AdapterSummary, GpuDevice, GpuDeviceBuilder, ADAPTER_ENV, BACKEND_ENV,
 };
 pub use error::{GpuError, Result};
 pub use operator::{GpuCompiledOperator, GpuOperator};
+pub use timing::{GpuTimer, TimerKind};
 pub use wgpu;

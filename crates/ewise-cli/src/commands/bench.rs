@@ -1,6 +1,8 @@
 //! `ewise bench`: each operator and data type timed beside memory copies of the same
 //! bytes, in the same process, interleaved, reported as GB/s and as a ratio to the best
-//! copy.
+//! copy; on the CPU here, on the GPU in [`gpu`].
+
+mod gpu;
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -13,6 +15,7 @@ use ewise_cpu::{
     OperatorDesc, Parallelism, TensorDesc,
 };
 
+use crate::cli::{DeviceKind, DEVICE_ENV};
 use crate::table::Table;
 
 const EXAMPLES: &str = "\
@@ -21,12 +24,22 @@ Examples:
   ewise bench --op sign --dtype float16 --sizes 16Mi --threads 2
   ewise bench --sizes 64Ki --threads 1 --layout contiguous
   ewise bench --json > bench.json
+  ewise bench --device gpu                   1Mi, 16Mi, 256Mi elements and 1 GiB of input
+  ewise bench --device gpu --op sign --dtype float32 --sizes 16Mi --json
 
 GB/s counts bytes read plus bytes written per second (median of --samples rounds).
 Each round times the operator and four copies of as many bytes (plain and streaming
 stores, on 1 and on --threads threads), interleaved; ratio = GB/s / best copy GB/s.
 It also times a plain read of the operator's input on its threads: 'vs read' = that
-read's time / the operator's, the limit of operators that read more than they write.";
+read's time / the operator's, the limit of operators that read more than they write.
+
+On --device gpu, each round times a batch of back-to-back calls between two timestamp
+queries (wall time of submit + wait where the adapter has no timestamps: the 'timer'
+column says which), on inputs rotated through enough memory that the GPU's cache does
+not flatter them; the copies are a WGSL copy kernel and wgpu's copy_buffer_to_buffer,
+the read a WGSL read kernel. It also reports the wall time of execute on 1 and 4096
+float32 elements beside a bare wgpu submit + wait of one dispatch, and the CPU time of
+recording one dispatch.";
 
 /// Options of `ewise bench`.
 #[derive(Debug, Args)]
@@ -39,13 +52,15 @@ pub struct BenchArgs {
     /// operator takes plus bfloat16 and float64.
     #[arg(long, default_value = "all")]
     dtype: String,
-    /// Element counts; `Ki` and `Mi` suffixes allowed.
-    #[arg(long, num_args = 1.., value_parser = parse_size, default_values = ["4Ki", "64Ki", "1Mi", "16Mi"])]
+    /// Element counts; `Ki` and `Mi` suffixes allowed [default: 4Ki 64Ki 1Mi 16Mi on the
+    /// cpu; 1Mi 16Mi 256Mi and 1 GiB of input, where the device has the memory, on the gpu].
+    #[arg(long, num_args = 1.., value_parser = parse_size)]
     sizes: Vec<u32>,
-    /// Threads for the operator and the threaded copies (0: one per core).
+    /// Threads for the operator and the threaded copies (0: one per core; cpu only).
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Input layouts: a packed array, or the transpose of a 2-D one.
+    /// Input layouts: a packed array, the transpose of a 2-D one, or a row broadcast
+    /// along a 2-D output (a stride-0 dimension).
     #[arg(long, value_enum, default_value = "all")]
     layout: LayoutChoice,
     /// SIGN's NaN policy (the CPU kernels differ: `zero` needs fewer operations).
@@ -57,7 +72,14 @@ pub struct BenchArgs {
     /// One JSON array on standard output instead of a table.
     #[arg(long)]
     json: bool,
+    /// Where the operators run: the CPU kernels, or the GPU through wgpu (the adapter
+    /// EWISE_GPU_BACKEND and EWISE_GPU_ADAPTER select; see `ewise devices`).
+    #[arg(long, value_enum, env = DEVICE_ENV, default_value_t = DeviceKind::Cpu)]
+    device: DeviceKind,
 }
+
+/// The element counts `ewise bench` times on the CPU when `--sizes` is not given.
+const CPU_SIZES: [u32; 4] = [4 << 10, 64 << 10, 1 << 20, 16 << 20];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum BenchOp {
@@ -70,6 +92,7 @@ enum BenchOp {
 enum LayoutChoice {
     Contiguous,
     Transposed,
+    Broadcast,
     All,
 }
 
@@ -77,6 +100,7 @@ enum LayoutChoice {
 enum Layout {
     Contiguous,
     Transposed,
+    Broadcast,
 }
 
 impl Layout {
@@ -84,6 +108,7 @@ impl Layout {
         match self {
             Layout::Contiguous => "contiguous",
             Layout::Transposed => "transposed",
+            Layout::Broadcast => "broadcast",
         }
     }
 }
@@ -166,7 +191,42 @@ impl Measured {
 
 /// Runs the benchmark and prints its table or JSON.
 pub fn run(args: &BenchArgs) -> Result<()> {
+    let cases = cases(args)?;
+    let layouts: &[Layout] = match args.layout {
+        LayoutChoice::Contiguous => &[Layout::Contiguous],
+        LayoutChoice::Transposed => &[Layout::Transposed],
+        LayoutChoice::Broadcast => &[Layout::Broadcast],
+        LayoutChoice::All => &[Layout::Contiguous, Layout::Transposed, Layout::Broadcast],
+    };
+    if args.device == DeviceKind::Gpu {
+        return gpu::run(args, &cases, layouts);
+    }
     let threads = Parallelism::threads(args.threads).resolve();
+    let sizes: &[u32] = if args.sizes.is_empty() {
+        &CPU_SIZES
+    } else {
+        &args.sizes
+    };
+    let mut results = Vec::new();
+    for &(op, dtype) in &cases {
+        for &elements in sizes {
+            for &layout in layouts {
+                crate::interrupt::check()?;
+                let case = (op, dtype, elements, layout);
+                results.push(measure(case, args.nan.into(), threads, args.samples)?);
+            }
+        }
+    }
+    let text = if args.json {
+        json(&results)
+    } else {
+        table(&results, threads, args.nan.into())
+    };
+    crate::print(&text)
+}
+
+/// The (operator, data type) pairs that `--op` and `--dtype` select.
+fn cases(args: &BenchArgs) -> Result<Vec<(&'static str, DataType)>> {
     let types = |all: &[DataType]| -> Result<Vec<DataType>> {
         if args.dtype.eq_ignore_ascii_case("all") {
             return Ok(all.to_vec());
@@ -199,26 +259,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             names(&is_infinity_types())
         );
     }
-    let layouts: &[Layout] = match args.layout {
-        LayoutChoice::Contiguous => &[Layout::Contiguous],
-        LayoutChoice::Transposed => &[Layout::Transposed],
-        LayoutChoice::All => &[Layout::Contiguous, Layout::Transposed],
-    };
-    let mut results = Vec::new();
-    for &(op, dtype) in &cases {
-        for &elements in &args.sizes {
-            for &layout in layouts {
-                let case = (op, dtype, elements, layout);
-                results.push(measure(case, args.nan.into(), threads, args.samples)?);
-            }
-        }
-    }
-    let text = if args.json {
-        json(&results)
-    } else {
-        table(&results, threads, args.nan.into())
-    };
-    crate::print(&text)
+    Ok(cases)
 }
 
 fn names(types: &[DataType]) -> String {
@@ -248,6 +289,13 @@ fn desc(op: &str, dtype: DataType, elements: u32, layout: Layout) -> OperatorDes
                 vec![rows, cols],
             )
         }
+        Layout::Broadcast => {
+            let (rows, cols) = transposed_shape(elements);
+            (
+                TensorDesc::strided(dtype, &[rows, cols], &[0, 1]),
+                vec![rows, cols],
+            )
+        }
     };
     if op == "sign" {
         OperatorDesc::sign(input, TensorDesc::new(dtype, &sizes))
@@ -259,17 +307,21 @@ fn desc(op: &str, dtype: DataType, elements: u32, layout: Layout) -> OperatorDes
 
 /// Input bytes with every kind of value: random patterns (NaNs, infinities, negatives,
 /// subnormals, zeros all occur).
-fn pattern(len: usize) -> Buffer {
+fn pattern_bytes(len: usize) -> Vec<u8> {
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let bytes: Vec<u8> = (0..len)
+    (0..len)
         .map(|_| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             (state >> 24) as u8
         })
-        .collect();
-    Buffer::from_bytes(&bytes)
+        .collect()
+}
+
+/// [`pattern_bytes`] in a CPU buffer.
+fn pattern(len: usize) -> Buffer {
+    Buffer::from_bytes(&pattern_bytes(len))
 }
 
 /// Times `f` repeated enough times to last about 200 microseconds, per call.
@@ -482,6 +534,21 @@ mod tests {
         assert_eq!(transposed_shape(4096), (64, 64));
         assert_eq!(transposed_shape(1 << 17), (256, 512));
         assert_eq!(transposed_shape(7), (1, 7));
+    }
+
+    #[test]
+    fn broadcast_inputs_are_one_row_read_again() {
+        let d = desc("sign", DataType::Float32, 4096, Layout::Broadcast);
+        assert_eq!(d.input().exact_span_in_bytes(), Some(64 * 4));
+        assert_eq!(d.output().exact_span_in_bytes(), Some(4096 * 4));
+        let m = measure(
+            ("is-infinity", DataType::Float16, 4096, Layout::Broadcast),
+            NanPolicy::Propagate,
+            1,
+            3,
+        )
+        .unwrap();
+        assert!(m.gbps > 0.0);
     }
 
     #[test]
