@@ -1,6 +1,6 @@
 //! Operators on a GPU: create -> compile -> record into an encoder / execute.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ewise_core::layout::{no_kernel, too_large, Dim, Layouts};
 use ewise_core::{
@@ -73,6 +73,44 @@ pub struct GpuCompiledOperator {
     in_span: u64,
     pipeline: Arc<wgpu::ComputePipeline>,
     shared_pipeline: OnceLock<Arc<wgpu::ComputePipeline>>,
+    /// The latest recordings, most recent first (shared by clones).
+    recorded: Arc<Mutex<Vec<(RecordKey, Arc<Recorded>)>>>,
+}
+
+/// Recordings kept per compiled operator: a loop over a few sets of buffers (a ring of
+/// two, an input and an output swapped) records without building anything.
+const KEPT_RECORDINGS: usize = 2;
+
+/// What determines a recording's dispatches, besides the operator itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RecordKey {
+    input: wgpu::Buffer,
+    in_offset: u64,
+    output: wgpu::Buffer,
+    out_offset: u64,
+    shared: bool,
+}
+
+/// The objects one recording needs: per dispatch its pipeline, bind group (which keeps
+/// the parameter buffer and the bound buffers alive) and grid.
+#[derive(Debug)]
+struct Recorded {
+    steps: Vec<(Arc<wgpu::ComputePipeline>, wgpu::BindGroup, (u32, u32))>,
+}
+
+impl Recorded {
+    /// Records one compute pass that runs the dispatches in order.
+    fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("ewise"),
+            timestamp_writes: None,
+        });
+        for (pipeline, group, grid) in &self.steps {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(grid.0, grid.1, 1);
+        }
+    }
 }
 
 /// One dispatch: a pipeline, its bindings and its grid.
@@ -150,6 +188,7 @@ impl GpuCompiledOperator {
             in_span: input.exact_span_in_bytes().unwrap_or(u64::MAX),
             pipeline,
             shared_pipeline: OnceLock::new(),
+            recorded: Arc::new(Mutex::new(Vec::new())),
         })
     }
 
@@ -183,6 +222,11 @@ impl GpuCompiledOperator {
     /// hazards (the same non-empty range for input and output only for SIGN, in place).
     /// Two entries of `buffers` holding the same wgpu buffer count as one buffer. Bytes of
     /// the output range that no element covers are left as they were.
+    ///
+    /// The operator keeps what it built for its two latest sets of buffers and offsets
+    /// (parameters and bind groups, as a DirectML binding table), so recording again with
+    /// either builds nothing; those buffers therefore stay allocated until the operator
+    /// records with others or is dropped.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -217,8 +261,22 @@ impl GpuCompiledOperator {
             Placement::InPlace => self.same_layout,
             Placement::Disjoint => self.shared_windows_fit(inb.offset, outb.offset),
         };
+        let direct = placement == Placement::Separate || shared;
+        let key = RecordKey {
+            input: in_buffer.wgpu_buffer().clone(),
+            in_offset: inb.offset,
+            output: dst.clone(),
+            out_offset: outb.offset,
+            shared,
+        };
+        if direct {
+            if let Some(recorded) = self.kept(&key) {
+                recorded.encode(encoder);
+                return Ok(());
+            }
+        }
         let mut dispatches = Vec::new();
-        let source = if placement == Placement::Separate || shared {
+        let source = if direct {
             Source {
                 buffer: in_buffer.wgpu_buffer().clone(),
                 offset: inb.offset,
@@ -235,9 +293,31 @@ impl GpuCompiledOperator {
         for chunk in &self.chunks {
             dispatches.push(self.chunk_dispatch(chunk, &pipeline, &source, (dst, outb.offset)));
         }
-        self.device.catch("recording an operator", || {
-            encode(&self.device, encoder, &dispatches)
-        })
+        let recorded = self.device.catch("recording an operator", || {
+            let recorded = prepare(&self.device, &dispatches);
+            recorded.encode(encoder);
+            recorded
+        })?;
+        if direct {
+            self.keep(key, recorded);
+        }
+        Ok(())
+    }
+
+    /// A kept recording for `key`, moved to the front.
+    fn kept(&self, key: &RecordKey) -> Option<Arc<Recorded>> {
+        let mut kept = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        let i = kept.iter().position(|(k, _)| k == key)?;
+        let entry = kept.remove(i);
+        let recorded = Arc::clone(&entry.1);
+        kept.insert(0, entry);
+        Some(recorded)
+    }
+
+    fn keep(&self, key: RecordKey, recorded: Recorded) {
+        let mut kept = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        kept.insert(0, (key, Arc::new(recorded)));
+        kept.truncate(KEPT_RECORDINGS);
     }
 
     /// Records into a new encoder, submits it to the device's queue and waits for it.
@@ -406,9 +486,8 @@ fn chunk_limits(device: &GpuDevice, (in_size, out_size): (u64, u64)) -> Limits {
     }
 }
 
-/// Writes the dispatches' parameters into one uniform buffer and records one compute
-/// pass that runs them in order.
-fn encode(device: &GpuDevice, encoder: &mut wgpu::CommandEncoder, dispatches: &[Dispatch]) {
+/// Writes the dispatches' parameters into one uniform buffer and makes their bind groups.
+fn prepare(device: &GpuDevice, dispatches: &[Dispatch]) -> Recorded {
     let wgpu_device = device.wgpu_device();
     let align = device.shared.limits.uniform_alignment;
     let slot = dispatches
@@ -467,14 +546,12 @@ fn encode(device: &GpuDevice, encoder: &mut wgpu::CommandEncoder, dispatches: &[
             })
         })
         .collect();
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some("ewise"),
-        timestamp_writes: None,
-    });
-    for (d, group) in dispatches.iter().zip(&groups) {
-        pass.set_pipeline(&d.pipeline);
-        pass.set_bind_group(0, group, &[]);
-        pass.dispatch_workgroups(d.grid.0, d.grid.1, 1);
+    Recorded {
+        steps: dispatches
+            .iter()
+            .zip(groups)
+            .map(|(d, group)| (Arc::clone(&d.pipeline), group, d.grid))
+            .collect(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The DirectML-style API on the GPU: binding mistakes give the CPU backend's errors
 //! (one table, both backends), feature levels, caller-owned wgpu buffers, several
-//! operators recorded into one encoder, and transfers.
+//! operators recorded into one encoder, recording again with the same or other buffers,
+//! and transfers.
 
 mod common;
 
@@ -352,6 +353,73 @@ fn operators_recorded_into_one_encoder_run_in_order() {
     want[..5].fill(0);
     want[16..21].copy_from_slice(&[1, 0, 0, 0, 0]);
     assert_eq!(flags, want);
+}
+
+#[test]
+fn recording_again_with_kept_or_new_bindings_gives_the_right_bits() {
+    let Some(device) = device() else { return };
+    let t = TensorDesc::new(Int32, &[64]);
+    let sign = device
+        .create_operator(&OperatorDesc::sign(t.clone(), t))
+        .unwrap()
+        .compile()
+        .unwrap();
+    let expect = |bytes: &[u8]| -> Vec<u8> {
+        bytes
+            .chunks_exact(4)
+            .flat_map(|w| {
+                i32::from_le_bytes([w[0], w[1], w[2], w[3]])
+                    .signum()
+                    .to_le_bytes()
+            })
+            .collect()
+    };
+    let buffers: Vec<GpuBuffer> = (0..3)
+        .map(|k| GpuBuffer::from_bytes(device, &noise(512, k)).unwrap())
+        .collect();
+    // Three pairs, more than the operator keeps, visited in turn, each with new data in
+    // its input, then the same input and output swapped, and an offset output.
+    let pairs = [
+        (0, 1, 0),
+        (1, 2, 0),
+        (2, 0, 0),
+        (0, 1, 256),
+        (0, 1, 0),
+        (1, 0, 0),
+    ];
+    for round in 0..3u64 {
+        for (k, &(i, o, out_offset)) in pairs.iter().enumerate() {
+            let data = noise(256, 100 + round * 10 + k as u64);
+            buffers[i].write(device, 0, &data).unwrap();
+            let list = [&buffers[i], &buffers[o]];
+            let mut encoder = device
+                .wgpu_device()
+                .create_command_encoder(&Default::default());
+            sign.record(
+                &mut encoder,
+                &list,
+                &[b(0, 0, 256)],
+                &[b(1, out_offset, 256)],
+            )
+            .unwrap();
+            device.wgpu_queue().submit([encoder.finish()]);
+            let out = buffers[o].read_range(device, out_offset, 256).unwrap();
+            assert_eq!(out, expect(&data), "round {round}, pair {k}");
+        }
+    }
+    // In place, then out of place again on the same buffer's halves.
+    let data = noise(512, 7);
+    buffers[0].write(device, 0, &data).unwrap();
+    for _ in 0..2 {
+        sign.execute(&[&buffers[0]], &[b(0, 0, 256)], &[b(0, 0, 256)])
+            .unwrap();
+    }
+    sign.execute(&[&buffers[0]], &[b(0, 256, 256)], &[b(0, 0, 256)])
+        .unwrap();
+    assert_eq!(
+        buffers[0].read_range(device, 0, 256).unwrap(),
+        expect(&data[256..])
+    );
 }
 
 #[test]
