@@ -330,9 +330,13 @@ def main():
     parser.add_argument("--layout", default="all", choices=["contiguous", "transposed", "broadcast", "all"])
     parser.add_argument("--nan", choices=["zero", "propagate"], help="ewise's SIGN NaN policy")
     parser.add_argument("--samples", type=int, default=15, help="timed rounds per case (median)")
+    parser.add_argument("--save-json", metavar="PATH", help="also write ewise's JSON rows to PATH")
     args = parser.parse_args()
 
     rows = run_ewise(args)
+    if args.save_json:
+        with open(args.save_json, "w") as f:
+            json.dump(rows, f, indent=1)
     cases = [r for r in rows if r.get("kind", "case") == "case"]
     overheads = [r for r in rows if r.get("kind") == "overhead"]
     peers, notes = find_peers()

@@ -165,7 +165,8 @@ pub struct ExecArgs {
     /// DirectML feature level to validate against (1_0 ... 6_4; also 6.4 or 0x6400).
     #[arg(long, value_name = "LEVEL", default_value = "6_4", value_parser = parse_level)]
     pub feature_level: FeatureLevel,
-    /// Threads for the operator (0: one per core, the default).
+    /// Threads for the operator on the CPU (0: one per core, the default); --device gpu
+    /// ignores it.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// The element type, for the types numpy lacks: bfloat16 for ml_dtypes' bfloat16

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The GPU measurements of issue 11 on a lent NVIDIA machine (the `device` tool), in as
+# few device minutes as possible: everything is built here and carried there.
+#
+#   scripts/gpu-device-kit.sh prepare   here: build target/device-kit/ (the release
+#                                       binary, the GPU test binaries) and .gl/ (Debian's
+#                                       Vulkan loader and GL vendor libraries, which the
+#                                       device image lacks)
+#   scripts/gpu-device-kit.sh run       there, with carry [".gl", "target/device-kit"]:
+#                                       install the loader, list the adapters, run the GPU
+#                                       tests on the GPU, then bench/gpu_peers.py (ewise
+#                                       beside PyTorch and CuPy), writing to $OUT
+#
+# Arguments after `run` go to bench/gpu_peers.py (e.g. --sizes 16Mi 256Mi --op sign).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kit=target/device-kit
+
+prepare() {
+    grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >>.git/info/exclude
+    if ! compgen -G ".gl/libvulkan1_*.deb" >/dev/null; then
+        mkdir -p .gl /tmp/amd64/partial
+        local o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
+        apt-get "${o[@]}" update -qq
+        (cd .gl && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+    fi
+    cargo build --release -q -p ewise-cli
+    rm -rf "$kit" && mkdir -p "$kit/tests"
+    cp target/release/ewise "$kit/"
+    local tests
+    tests="$(cargo test --release -q -p ewise-gpu -p ewise-onnx --features ewise-onnx/gpu \
+        --no-run --message-format=json 2>/dev/null |
+        python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] != ["bin"]:
+        if m["target"]["name"] in ("api", "exhaustive", "layouts", "timing", "gpu"):
+            print(m["executable"])')"
+    for t in $tests; do
+        cp "$t" "$kit/tests/"
+    done
+    strip "$kit/ewise" "$kit"/tests/* 2>/dev/null || true
+    du -sh "$kit" .gl
+    echo 'device run: command "bash scripts/gpu-device-kit.sh run", carry [".gl", "target/device-kit"]'
+}
+
+run() {
+    local out="${OUT:-/tmp/ewise-out}"
+    mkdir -p "$out"
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    local icd
+    icd="$(find / -name nvidia_icd.json -not -path '*/proc/*' 2>/dev/null | head -1 || true)"
+    if [ -n "$icd" ]; then
+        export VK_DRIVER_FILES="$icd"
+    fi
+    export EWISE_GPU_BACKEND=vulkan EWISE_REQUIRE_GPU=1
+    {
+        date -u
+        nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
+        echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
+        "$kit/ewise" devices
+    } 2>&1 | tee "$out/devices.txt"
+    for t in "$kit"/tests/*; do
+        echo "== $t" && "$t" --test-threads 4 2>&1 | tail -3
+    done 2>&1 | tee "$out/tests.txt"
+    python3 bench/gpu_peers.py --ewise "$kit/ewise" --save-json "$out/ewise-bench.json" "$@" \
+        2>&1 | tee "$out/peers.txt"
+}
+
+case "${1:-}" in
+    prepare) prepare ;;
+    run) shift && run "$@" ;;
+    *) sed -n '2,15p' "$0" >&2 && exit 2 ;;
+esac
