@@ -74,8 +74,11 @@ pub struct GpuCompiledOperator {
     pipeline: Arc<wgpu::ComputePipeline>,
     shared_pipeline: OnceLock<Arc<wgpu::ComputePipeline>>,
     /// The latest recordings, most recent first (shared by clones).
-    recorded: Arc<Mutex<Vec<(RecordKey, Arc<Recorded>)>>>,
+    recorded: Arc<Mutex<Kept>>,
 }
+
+/// Recordings by what they were made for.
+type Kept = Vec<(RecordKey, Arc<Recorded>)>;
 
 /// Recordings kept per compiled operator: a loop over a few sets of buffers (a ring of
 /// two, an input and an output swapped) records without building anything.
