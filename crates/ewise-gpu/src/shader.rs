@@ -241,16 +241,79 @@ fn main_fn(s: &mut String, body: &str) {
 }
 
 /// The contiguous walk for 8- and 16-bit outputs: invocation `i` owns output word
-/// `first + i` and fills the lanes that elements cover, keeping the other bytes.
+/// `first + i` and fills the lanes that elements cover, keeping the other bytes. Where
+/// the operator has a whole-word form ([`word_op_fn`]) and the word's elements fill it
+/// and sit in one input word, in the same lanes, one word in gives the word out.
 fn contiguous_words(s: &mut String, key: &KernelKey) {
     let size = key.out_size;
     let per = 4 / size;
     let bits = size * 8;
     let mask = (1u64 << bits) - 1;
-    let body = format!(
-        "    let first = p.out_base / {per}u;\n    let w = first + i;\n    var out = 0u;\n    var covered = 0u;\n    for (var j = 0u; j < {per}u; j++) {{\n        let o = w * {per}u + j;\n        if (o >= p.out_base && o - p.out_base < p.count) {{\n            let e = o - p.out_base;\n            out |= op(load(p.in_base + e)) << (j * {bits}u);\n            covered |= 0x{mask:X}u << (j * {bits}u);\n        }}\n    }}\n    if (covered == 0xFFFFFFFFu) {{\n        dst[w] = out;\n    }} else {{\n        dst[w] = (dst[w] & ~covered) | out;\n    }}\n"
+    let mut body = format!("    let first = p.out_base / {per}u;\n    let w = first + i;\n");
+    if let Some(word_op) = word_op_fn(key) {
+        s.push_str(&word_op);
+        let _ = write!(
+            body,
+            "    let lane0 = w * {per}u;\n    if (lane0 >= p.out_base && lane0 - p.out_base + {per}u <= p.count) {{\n        let e = p.in_base + lane0 - p.out_base;\n        if (e % {per}u == 0u) {{\n            dst[w] = opw(word(e / {per}u));\n            return;\n        }}\n    }}\n"
+        );
+    }
+    let _ = write!(
+        body,
+        "    var out = 0u;\n    var covered = 0u;\n    for (var j = 0u; j < {per}u; j++) {{\n        let o = w * {per}u + j;\n        if (o >= p.out_base && o - p.out_base < p.count) {{\n            let e = o - p.out_base;\n            out |= op(load(p.in_base + e)) << (j * {bits}u);\n            covered |= 0x{mask:X}u << (j * {bits}u);\n        }}\n    }}\n    if (covered == 0xFFFFFFFFu) {{\n        dst[w] = out;\n    }} else {{\n        dst[w] = (dst[w] & ~covered) | out;\n    }}\n"
     );
     main_fn(s, &body);
+}
+
+/// `opw(x)`: the operator on every lane of a word of 8- or 16-bit elements at once, with
+/// carry-free lane arithmetic (each lane's sum stays below its top bit plus one), for the
+/// operators that map a lane to a lane of the same width: SIGN of integers and of
+/// float16 and bfloat16. `None` for the others.
+fn word_op_fn(key: &KernelKey) -> Option<String> {
+    if key.in_size != key.out_size || key.in_size > 2 {
+        return None;
+    }
+    let bits = key.in_size * 8;
+    let lanes = |v: u64| -> u64 {
+        if bits == 8 {
+            v * 0x0101_0101
+        } else {
+            v * 0x0001_0001
+        }
+    };
+    let top = 1u64 << (bits - 1);
+    let (tops, lows, ones) = (lanes(top), lanes(top - 1), lanes(1));
+    let shift = bits - 1;
+    // Per lane, bit `top` set where the lane is not zero (its low bits are, or its top).
+    let nonzero = format!("((((x & 0x{lows:X}u) + 0x{lows:X}u) | x) & 0x{tops:X}u)");
+    Some(match key.op {
+        Op::SignUnsigned { .. } => {
+            format!("fn opw(x: u32) -> u32 {{ return {nonzero} >> {shift}u; }}\n")
+        }
+        Op::SignSigned { .. } => {
+            let minus = (1u64 << bits) - 2;
+            format!(
+                "fn opw(x: u32) -> u32 {{\n    let negative = (x >> {shift}u) & 0x{ones:X}u;\n    return ({nonzero} >> {shift}u) | negative * 0x{minus:X}u;\n}}\n"
+            )
+        }
+        Op::SignFloat {
+            inf, one, policy, ..
+        } => {
+            let nan = match policy {
+                NanPolicy::Zero => "",
+                NanPolicy::Propagate => " | (x & ((nan >> {shift}u) * 0x{all:X}u))",
+            };
+            let nan = nan
+                .replace("{shift}", &shift.to_string())
+                .replace("{all:X}", &format!("{:X}", (1u64 << bits) - 1));
+            // A lane's magnitude is NaN above `inf`: adding `top - inf - 1` reaches `top`.
+            let above = lanes(top - inf - 1);
+            let (all, one) = ((1u64 << bits) - 1, lanes(one));
+            format!(
+                "fn opw(x: u32) -> u32 {{\n    let mag = x & 0x{lows:X}u;\n    let nonzero = (mag + 0x{lows:X}u) & 0x{tops:X}u;\n    let nan = (mag + 0x{above:X}u) & 0x{tops:X}u;\n    let unit = ((nonzero & ~nan) >> {shift}u) * 0x{all:X}u;\n    return (unit & ((x & 0x{tops:X}u) | 0x{one:X}u)){nan};\n}}\n"
+            )
+        }
+        _ => return None,
+    })
 }
 
 /// `op(x)`: the operator on one element's bits.
