@@ -166,6 +166,9 @@ impl GpuCompiledOperator {
         let dims = layouts.walk;
         let walk = match dims.as_slice() {
             [d] if d.in_stride == 1 && d.out_stride == 1 => Walk::Contiguous,
+            _ if out_size < 4 && packed_output(&dims) => Walk::StridedWords {
+                dims: dims.len() as u32,
+            },
             _ => Walk::Strided {
                 dims: dims.len() as u32,
             },
@@ -462,7 +465,7 @@ impl GpuCompiledOperator {
             0,
             0,
         ];
-        if let Walk::Strided { .. } = key.walk {
+        if let Walk::Strided { .. } | Walk::StridedWords { .. } = key.walk {
             for d in &chunk.dims {
                 params.extend([d.size as u32, d.in_stride as u32, d.out_stride as u32, 0]);
             }
@@ -475,6 +478,20 @@ impl GpuCompiledOperator {
             grid: (gx as u32, gy as u32),
         }
     }
+}
+
+/// Whether the output of the walk `dims` (outermost first) is packed in walking order:
+/// each dimension's output stride is the product of the sizes inside it, so linear index
+/// `t` is output element `t`, in every chunk of the walk too.
+fn packed_output(dims: &[Dim]) -> bool {
+    let mut inner = 1u64;
+    for d in dims.iter().rev() {
+        if d.size > 1 && d.out_stride != inner {
+            return false;
+        }
+        inner = inner.saturating_mul(d.size);
+    }
+    true
 }
 
 /// Chunk limits for elements of these sizes on `device`: a window's span leaves room for

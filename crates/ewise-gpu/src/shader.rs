@@ -12,6 +12,10 @@
 //! - [`Walk::Strided`]: one invocation per element, its index taken apart along the
 //!   simplified dimensions. 8- and 16-bit outputs are written with `atomicAnd` and
 //!   `atomicOr` on their own bits, so neighbours sharing a word never lose a byte.
+//! - [`Walk::StridedWords`]: a strided input into a packed 8- or 16-bit output (a
+//!   transposed or broadcast input, IS_INFINITY's byte outputs): each invocation owns one
+//!   output word, takes each lane's index apart to find its input element, and writes
+//!   the word whole, as the contiguous walk does; no atomics.
 //!
 //! With `shared`, the input is read from the output's binding: in-place execution and
 //! disjoint ranges of one buffer (wgpu refuses one buffer bound twice in a dispatch with
@@ -102,6 +106,9 @@ pub(crate) enum Walk {
     Contiguous,
     /// This many dimensions (at least 1), taken apart from a linear index.
     Strided { dims: u32 },
+    /// As `Strided`, for 8- and 16-bit outputs packed in walking order: output element
+    /// `out_base + t` for linear index `t`, one invocation per output word.
+    StridedWords { dims: u32 },
 }
 
 /// Everything that makes one compute pipeline.
@@ -127,7 +134,7 @@ impl KernelKey {
     /// `out_base` of its window.
     pub(crate) fn invocations(&self, count: u64, out_base: u64) -> u64 {
         match self.walk {
-            Walk::Contiguous if self.out_size < 4 => {
+            Walk::Contiguous | Walk::StridedWords { .. } if self.out_size < 4 => {
                 let first = out_base * u64::from(self.out_size);
                 let end = first + count * u64::from(self.out_size);
                 end.div_ceil(4) - first / 4
@@ -149,7 +156,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
     let word = if atomic { "atomic<u32>" } else { "u32" };
     let dims = match key.walk {
         Walk::Contiguous => 0,
-        Walk::Strided { dims } => dims,
+        Walk::Strided { dims } | Walk::StridedWords { dims } => dims,
     };
     s.push_str("struct Params {\n    limit: u32,\n    grid_x: u32,\n    in_base: u32,\n    out_base: u32,\n    count: u32,\n    pad0: u32,\n    pad1: u32,\n    pad2: u32,\n");
     if dims > 0 {
@@ -173,6 +180,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
     s.push_str(&op_fn(key.op));
     match key.walk {
         Walk::Contiguous if key.out_size < 4 => contiguous_words(&mut s, key),
+        Walk::StridedWords { dims } => strided_words(&mut s, key, dims),
         Walk::Contiguous => {
             s.push_str(&store_fn(key.out_size, false));
             main_fn(
@@ -260,6 +268,21 @@ fn contiguous_words(s: &mut String, key: &KernelKey) {
     let _ = write!(
         body,
         "    var out = 0u;\n    var covered = 0u;\n    for (var j = 0u; j < {per}u; j++) {{\n        let o = w * {per}u + j;\n        if (o >= p.out_base && o - p.out_base < p.count) {{\n            let e = o - p.out_base;\n            out |= op(load(p.in_base + e)) << (j * {bits}u);\n            covered |= 0x{mask:X}u << (j * {bits}u);\n        }}\n    }}\n    if (covered == 0xFFFFFFFFu) {{\n        dst[w] = out;\n    }} else {{\n        dst[w] = (dst[w] & ~covered) | out;\n    }}\n"
+    );
+    main_fn(s, &body);
+}
+
+/// The strided walk into a packed 8- or 16-bit output: invocation `i` owns output word
+/// `first + i`; each covered lane takes its linear index apart along the dimensions to
+/// find its input element.
+fn strided_words(s: &mut String, key: &KernelKey, dims: u32) {
+    let size = key.out_size;
+    let per = 4 / size;
+    let bits = size * 8;
+    let mask = (1u64 << bits) - 1;
+    let last = dims - 1;
+    let body = format!(
+        "    let first = p.out_base / {per}u;\n    let w = first + i;\n    var out = 0u;\n    var covered = 0u;\n    for (var j = 0u; j < {per}u; j++) {{\n        let o = w * {per}u + j;\n        if (o >= p.out_base && o - p.out_base < p.count) {{\n            var rest = o - p.out_base;\n            var a = p.in_base;\n            for (var d = {last}i; d >= 0i; d--) {{\n                let dim = p.dims[d];\n                a += (rest % dim.x) * dim.y;\n                rest = rest / dim.x;\n            }}\n            out |= op(load(a)) << (j * {bits}u);\n            covered |= 0x{mask:X}u << (j * {bits}u);\n        }}\n    }}\n    if (covered == 0xFFFFFFFFu) {{\n        dst[w] = out;\n    }} else {{\n        dst[w] = (dst[w] & ~covered) | out;\n    }}\n"
     );
     main_fn(s, &body);
 }
