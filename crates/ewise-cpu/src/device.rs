@@ -6,13 +6,15 @@ use ewise_core::{
     OperatorDesc, OperatorSupport, OperatorType, Placement, Result, TensorDesc, TensorRole,
 };
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::ThreadPool;
 
 use crate::buffer::BufferRef;
 use crate::kernels::{self, Kernel};
-use crate::parallel::{self, Parallelism, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES};
+use crate::parallel::{
+    self, Parallelism, MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
+};
 use crate::walk::{Part, Plan, Source};
 
 /// A CPU device that behaves as a DirectML device of one feature level.
@@ -231,9 +233,12 @@ impl CompiledOperator {
         let pool = (moved >= PARALLEL_THRESHOLD_BYTES)
             .then(|| parallel::pool(threads - 1))
             .flatten();
-        let parts = match pool {
-            Some(_) => plan.split(threads, kernel.in_size, kernel.out_size),
-            None => Vec::new(),
+        let medium =
+            threads > 1 && (MEDIUM_THRESHOLD_BYTES..PARALLEL_THRESHOLD_BYTES).contains(&moved);
+        let parts = if pool.is_some() || medium {
+            plan.split(threads, kernel.in_size, kernel.out_size)
+        } else {
+            Vec::new()
         };
         Ok(CompiledOperator {
             operator,
@@ -332,6 +337,10 @@ impl CompiledOperator {
     fn run(&self, src: Option<&[u8]>, dst: &mut [u8]) {
         let (kernel, stream) = (&self.kernel, self.stream);
         let Some(pool) = &self.pool else {
+            if !self.parts.is_empty() {
+                self.run_on_helpers(src, dst);
+                return;
+            }
             let source = src.map_or(Source::InPlace, Source::Separate);
             self.plan.run(kernel, source, dst, stream);
             return;
@@ -356,6 +365,37 @@ impl CompiledOperator {
                 part.plan.run(kernel, source, mine, stream);
             }
         });
+    }
+
+    /// Runs the planned parts of a medium-size execution on the calling thread and the
+    /// awake helper threads ([`crate::helper`]).
+    fn run_on_helpers(&self, src: Option<&[u8]>, dst: &mut [u8]) {
+        let (kernel, stream) = (&self.kernel, self.stream);
+        let mut rest = dst;
+        let mut consumed = 0;
+        let mut pieces = Vec::with_capacity(self.parts.len());
+        for part in &self.parts {
+            let tail = std::mem::take(&mut rest);
+            let (_, tail) = tail.split_at_mut(part.out_start - consumed);
+            let (mine, tail) = tail.split_at_mut(part.out_len);
+            rest = tail;
+            consumed = part.out_start + part.out_len;
+            let source = src.map_or(Source::InPlace, |s| Source::Separate(&s[part.in_start..]));
+            pieces.push(Mutex::new(Some((part, source, mine))));
+        }
+        let jobs: Vec<_> = pieces
+            .iter()
+            .map(|piece| {
+                move || {
+                    let taken = piece.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    if let Some((part, source, mine)) = taken {
+                        part.plan.run(kernel, source, mine, stream);
+                    }
+                }
+            })
+            .collect();
+        let refs: Vec<&(dyn Fn() + Sync)> = jobs.iter().map(|j| j as &(dyn Fn() + Sync)).collect();
+        crate::helper::run(&refs);
     }
 
     /// Runs on byte slices that start at the tensors' bases, without DirectML's binding

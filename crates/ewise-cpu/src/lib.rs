@@ -40,6 +40,7 @@ pub mod array;
 pub mod baseline;
 mod buffer;
 mod device;
+mod helper;
 mod kernels;
 mod parallel;
 mod walk;
@@ -48,4 +49,6 @@ pub use buffer::{Buffer, BufferRef};
 pub use device::{CompiledOperator, Device, DeviceBuilder, Operator};
 pub use ewise_core::*;
 pub use kernels::isa::{selected as instruction_set, InstructionSet, FORCE_PORTABLE_ENV};
-pub use parallel::{Parallelism, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES};
+pub use parallel::{
+    Parallelism, MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
+};

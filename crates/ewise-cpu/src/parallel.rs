@@ -39,6 +39,11 @@ impl Parallelism {
 /// Bytes moved (read plus written) below which an execution stays on one thread.
 pub const PARALLEL_THRESHOLD_BYTES: u64 = 4 << 20;
 
+/// Bytes moved from which an execution below [`PARALLEL_THRESHOLD_BYTES`] hands parts to
+/// the spinning helper threads (when they are awake) instead of a rayon pool, whose
+/// wake-up would cost more than it saves.
+pub const MEDIUM_THRESHOLD_BYTES: u64 = 256 << 10;
+
 /// Output bytes from which contiguous runs use streaming stores.
 pub const STREAM_THRESHOLD_BYTES: u64 = 8 << 20;
 

@@ -1,10 +1,10 @@
-//! Tensors large enough to take the threaded and streaming-store paths, against the
-//! reference, contiguous, strided and in place.
+//! Tensors large enough to take the threaded and streaming-store paths, or the helper
+//! threads of medium sizes, against the reference, contiguous, strided and in place.
 
 use ewise_cpu::reference;
 use ewise_cpu::{
     DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc, Parallelism, TensorDesc,
-    PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
+    MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
 };
 
 fn bytes(len: usize, mut seed: u64) -> Vec<u8> {
@@ -63,6 +63,35 @@ fn contiguous_streaming_and_threaded() {
         2,
         NanPolicy::Zero,
     );
+}
+
+#[test]
+fn medium_sizes_on_helper_threads() {
+    // Between the two thresholds: parts go to the spinning helpers when they are awake,
+    // which calls in quick succession (and a pause, after which they sleep) both meet.
+    let n = ((MEDIUM_THRESHOLD_BYTES + PARALLEL_THRESHOLD_BYTES) / 16) as u32;
+    let t = TensorDesc::new(DataType::Float32, &[n]);
+    let (rows, cols) = (600u32, 200u32);
+    assert!(u64::from(rows * cols) * 4 >= MEDIUM_THRESHOLD_BYTES);
+    let transposed = TensorDesc::strided(DataType::Int16, &[rows, cols], &[1, rows]);
+    let packed = TensorDesc::new(DataType::Int16, &[rows, cols]);
+    for round in 0..20 {
+        for threads in [2, 3] {
+            check(
+                &OperatorDesc::sign(t.clone(), t.clone()),
+                threads,
+                NanPolicy::Propagate,
+            );
+            check(
+                &OperatorDesc::sign(transposed.clone(), packed.clone()),
+                threads,
+                NanPolicy::Zero,
+            );
+        }
+        if round % 5 == 4 {
+            std::thread::sleep(std::time::Duration::from_millis(3));
+        }
+    }
 }
 
 #[test]

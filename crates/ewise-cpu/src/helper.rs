@@ -1,0 +1,296 @@
+//! Helper threads for medium sizes: one per extra core, each spinning for [`SPIN`] after
+//! its last job before it sleeps, so that a call made while its helper is awake hands
+//! over half the work in well under a microsecond, where waking a sleeping rayon worker
+//! costs about 15 us (docs/PERFORMANCE.md).
+//!
+//! A helper that sleeps or serves another caller is not waited for: the caller runs that
+//! job itself, and wakes a sleeping helper for the calls that follow only when calls come
+//! often ([`FREQUENT`]), so a sporadic call runs as on one thread and a frequent one pays
+//! at most one unpark before its helper is awake again.
+//!
+//! This is the one place outside the kernel and buffer modules with unsafe code: a job
+//! borrowed from the caller's stack is handed to another thread, which the caller waits
+//! for before its borrow ends.
+#![allow(unsafe_code)]
+
+use std::cell::UnsafeCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+
+/// How long a helper keeps looking for work after a job before it sleeps.
+pub const SPIN: Duration = Duration::from_millis(1);
+
+/// A sleeping helper is woken only for callers that came back within this long (no
+/// longer than a helper spins), whose next calls it can serve; a sporadic caller does not
+/// pay the wake-up.
+pub const FREQUENT: Duration = SPIN;
+
+/// The helper is awake and free.
+const IDLE: u32 = 0;
+/// The helper sleeps; it is free once woken.
+const PARKED: u32 = 1;
+/// A caller is writing a job into the slot.
+const CLAIMED: u32 = 2;
+/// A job waits in the slot.
+const POSTED: u32 = 3;
+/// The job ran.
+const DONE: u32 = 4;
+/// The job panicked.
+const FAILED: u32 = 5;
+
+/// A job with its lifetime erased; see [`run`] for why it outlives its use.
+type Job = *const (dyn Fn() + Sync);
+
+/// One helper's mailbox.
+struct Slot {
+    state: AtomicU32,
+    /// Written only by the caller that moved `state` from IDLE to CLAIMED, read only by
+    /// the helper after it saw POSTED.
+    job: UnsafeCell<Option<Job>>,
+    thread: OnceLock<Thread>,
+}
+
+// SAFETY: `job` is accessed under the state protocol above (one writer, then one reader,
+// ordered by the release store of POSTED and the acquire load that sees it); the job it
+// points to is `Sync`.
+unsafe impl Sync for Slot {}
+
+/// The helpers, started on first use: one per available core beyond the first (fewer if
+/// the system refuses threads).
+fn slots() -> &'static [&'static Slot] {
+    static SLOTS: OnceLock<Vec<&'static Slot>> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let extra = crate::Parallelism::Auto.resolve().saturating_sub(1);
+        let mut slots = Vec::with_capacity(extra);
+        for i in 0..extra {
+            let slot: &'static Slot = Box::leak(Box::new(Slot {
+                state: AtomicU32::new(IDLE),
+                job: UnsafeCell::new(None),
+                thread: OnceLock::new(),
+            }));
+            let spawned = thread::Builder::new()
+                .name(format!("ewise-helper-{i}"))
+                .spawn(move || serve(slot));
+            match spawned {
+                Ok(handle) => {
+                    let _ = slot.thread.set(handle.thread().clone());
+                    slots.push(slot);
+                }
+                Err(_) => break,
+            }
+        }
+        slots
+    })
+}
+
+/// A helper's life: run posted jobs; after [`SPIN`] without one, sleep until woken.
+fn serve(slot: &'static Slot) {
+    let mut last = Instant::now();
+    loop {
+        match slot.state.load(Ordering::Acquire) {
+            POSTED => {
+                // SAFETY: POSTED was stored (with release) after the job was written, and
+                // the caller waits for DONE or FAILED before the job's borrow ends.
+                let job = unsafe { (*slot.job.get()).take() };
+                let ok = job.is_some_and(|job| {
+                    // SAFETY: as above: the job is alive until this store of DONE.
+                    panic::catch_unwind(AssertUnwindSafe(|| unsafe { (*job)() })).is_ok()
+                });
+                slot.state
+                    .store(if ok { DONE } else { FAILED }, Ordering::Release);
+                last = Instant::now();
+            }
+            IDLE if last.elapsed() >= SPIN => {
+                if slot
+                    .state
+                    .compare_exchange(IDLE, PARKED, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    while slot.state.load(Ordering::Acquire) == PARKED {
+                        thread::park();
+                        let _ = slot.state.compare_exchange(
+                            PARKED,
+                            IDLE,
+                            Ordering::AcqRel,
+                            Ordering::Relaxed,
+                        );
+                    }
+                    last = Instant::now();
+                }
+            }
+            _ => std::hint::spin_loop(),
+        }
+    }
+}
+
+/// Whether [`run`] was called less than [`FREQUENT`] ago (by any thread); records this
+/// call.
+fn called_recently() -> bool {
+    static START: OnceLock<Instant> = OnceLock::new();
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = START.get_or_init(Instant::now).elapsed().as_nanos() as u64 + 1;
+    let last = LAST.swap(now, Ordering::Relaxed);
+    last != 0 && now - last.min(now) < FREQUENT.as_nanos() as u64
+}
+
+/// Waits, even while unwinding, for the helpers that took jobs, and frees them.
+struct Taken(Vec<&'static Slot>);
+
+impl Taken {
+    fn wait(&mut self) -> bool {
+        let mut ok = true;
+        for slot in self.0.drain(..) {
+            let mut spins = 0u32;
+            let state = loop {
+                let s = slot.state.load(Ordering::Acquire);
+                if s == DONE || s == FAILED {
+                    break s;
+                }
+                spins = spins.wrapping_add(1);
+                if spins.is_multiple_of(1024) {
+                    thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            };
+            ok &= state == DONE;
+            slot.state.store(IDLE, Ordering::Release);
+        }
+        ok
+    }
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        self.wait();
+    }
+}
+
+/// Runs every job once and returns when all have finished: the first on the calling
+/// thread, each other on an awake, free helper, or on the calling thread when there is
+/// none. A job that panics on a helper panics here.
+pub(crate) fn run<'a>(jobs: &[&'a (dyn Fn() + Sync + 'a)]) {
+    let slots = slots();
+    let frequent = called_recently();
+    let mut taken = Taken(Vec::with_capacity(jobs.len().saturating_sub(1)));
+    let mut mine = Vec::with_capacity(jobs.len());
+    for (k, job) in jobs.iter().enumerate() {
+        let slot = k.checked_sub(1).and_then(|i| slots.get(i));
+        let Some(slot) = slot else {
+            mine.push(*job);
+            continue;
+        };
+        match slot
+            .state
+            .compare_exchange(IDLE, CLAIMED, Ordering::Acquire, Ordering::Relaxed)
+        {
+            Ok(_) => {
+                let borrowed: *const (dyn Fn() + Sync + 'a) = *job;
+                // SAFETY: only the caller that claimed the slot writes the job; `taken`
+                // waits for the helper to finish with it before `jobs` can go away, on
+                // return and on unwinding alike. The lifetime is erased only for the
+                // pointer's type: the helper never uses it after storing DONE or FAILED.
+                unsafe {
+                    *slot.job.get() = Some(
+                        std::mem::transmute::<*const (dyn Fn() + Sync + 'a), Job>(borrowed),
+                    );
+                }
+                slot.state.store(POSTED, Ordering::Release);
+                taken.0.push(slot);
+            }
+            Err(PARKED) => {
+                if frequent {
+                    if let Some(t) = slot.thread.get() {
+                        t.unpark();
+                    }
+                }
+                mine.push(*job);
+            }
+            Err(_) => mine.push(*job),
+        }
+    }
+    for job in mine {
+        job();
+    }
+    assert!(taken.wait(), "an ewise helper thread's job panicked");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[test]
+    fn every_job_runs_once_whoever_runs_it() {
+        for round in 0..2000 {
+            let counts: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+            let out = Mutex::new(Vec::new());
+            let jobs: Vec<Box<dyn Fn() + Sync>> = (0..4)
+                .map(|k| {
+                    let (counts, out) = (&counts, &out);
+                    Box::new(move || {
+                        counts[k].fetch_add(1, Ordering::Relaxed);
+                        out.lock().unwrap().push(k);
+                    }) as Box<dyn Fn() + Sync>
+                })
+                .collect();
+            let refs: Vec<&(dyn Fn() + Sync)> = jobs.iter().map(|j| j.as_ref()).collect();
+            run(&refs);
+            assert!(
+                counts.iter().all(|c| c.load(Ordering::Relaxed) == 1),
+                "round {round}"
+            );
+            if round % 500 == 0 {
+                thread::sleep(SPIN * 2);
+            }
+        }
+    }
+
+    #[test]
+    fn callers_on_several_threads_share_the_helpers() {
+        thread::scope(|s| {
+            for t in 0..4 {
+                s.spawn(move || {
+                    for _ in 0..500 {
+                        let mut data = [0u64; 2];
+                        let cells: Vec<Mutex<&mut u64>> = data.iter_mut().map(Mutex::new).collect();
+                        let jobs: Vec<Box<dyn Fn() + Sync + '_>> = (0..2)
+                            .map(|k| {
+                                let cell = &cells[k];
+                                Box::new(move || **cell.lock().unwrap() = t * 10 + k as u64)
+                                    as Box<dyn Fn() + Sync>
+                            })
+                            .collect();
+                        let refs: Vec<&(dyn Fn() + Sync)> =
+                            jobs.iter().map(|j| j.as_ref()).collect();
+                        run(&refs);
+                        drop(refs);
+                        drop(jobs);
+                        drop(cells);
+                        assert_eq!(data, [t * 10, t * 10 + 1]);
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn a_panicking_job_on_a_helper_panics_in_the_caller() {
+        thread::sleep(Duration::from_millis(1));
+        // Wake the helpers and give them time to be awake.
+        run(&[&|| (), &|| ()]);
+        let result = panic::catch_unwind(|| {
+            let fine = || ();
+            let bad = || panic!("boom");
+            run(&[&fine, &bad]);
+        });
+        // The bad job ran either here (its own panic) or on a helper (ours).
+        assert!(result.is_err());
+        run(&[&|| (), &|| ()]);
+    }
+}
