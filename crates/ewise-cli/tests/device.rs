@@ -10,24 +10,6 @@ mod common;
 use common::*;
 use ewise_cpu::DataType;
 
-const REQUIRE_ENV: &str = "EWISE_REQUIRE_GPU";
-
-/// Whether `--device gpu` has an adapter; says why not, or fails when one is required.
-fn gpu() -> bool {
-    let out = ewise(["devices", "--json"]);
-    assert_ok(&out);
-    let json = String::from_utf8_lossy(&out.stdout);
-    if json.contains("\"chosen\": true") {
-        return true;
-    }
-    assert!(
-        !std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1"),
-        "{REQUIRE_ENV}=1 but `ewise devices` finds no usable adapter: {json}"
-    );
-    eprintln!("skipping: `ewise devices` finds no GPU adapter for --device gpu");
-    false
-}
-
 /// Runs `args` with `--device cpu` and with `--device gpu`, each writing its own output
 /// (the last argument), and asserts the two files are identical.
 fn same_on_both(dir: &tempfile::TempDir, args: &[&str], label: &str) {

@@ -595,27 +595,6 @@ fn onnx_test_nan_policy_is_applied() {
     assert_eq!(stdout_lines(&out).last().unwrap(), "0 passed, 1 failed");
 }
 
-/// With this variable set to 1, a GPU test that finds no adapter fails instead of
-/// skipping.
-const REQUIRE_GPU_ENV: &str = "EWISE_REQUIRE_GPU";
-
-/// Whether `--device gpu` has an adapter (as `ewise devices` chooses it); says why not,
-/// or fails when one is required.
-fn gpu() -> bool {
-    let out = ewise(["devices", "--json"]);
-    assert_ok(&out);
-    let json = String::from_utf8_lossy(&out.stdout);
-    if json.contains("\"chosen\": true") {
-        return true;
-    }
-    assert!(
-        !std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| v == "1"),
-        "{REQUIRE_GPU_ENV}=1 but `ewise devices` finds no usable adapter: {json}"
-    );
-    eprintln!("skipping GPU test: `ewise devices` finds no GPU adapter for --device gpu");
-    false
-}
-
 /// Runs `ewise run` with `--device cpu` and `--device gpu` into separate directories
 /// and asserts that both write the same files, byte for byte; returns their names.
 fn run_on_both(

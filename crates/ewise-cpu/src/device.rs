@@ -346,20 +346,10 @@ impl CompiledOperator {
             return;
         };
         pool.in_place_scope(|scope| {
-            let mut rest = dst;
-            let mut consumed = 0;
-            let mut first = None;
-            for part in &self.parts {
-                let tail = std::mem::take(&mut rest);
-                let (_, tail) = tail.split_at_mut(part.out_start - consumed);
-                let (mine, tail) = tail.split_at_mut(part.out_len);
-                rest = tail;
-                consumed = part.out_start + part.out_len;
-                let source = src.map_or(Source::InPlace, |s| Source::Separate(&s[part.in_start..]));
-                match first {
-                    None => first = Some((part, source, mine)),
-                    Some(_) => scope.spawn(move |_| part.plan.run(kernel, source, mine, stream)),
-                }
+            let mut pieces = self.pieces(src, dst).into_iter();
+            let first = pieces.next();
+            for (part, source, mine) in pieces {
+                scope.spawn(move |_| part.plan.run(kernel, source, mine, stream));
             }
             if let Some((part, source, mine)) = first {
                 part.plan.run(kernel, source, mine, stream);
@@ -367,10 +357,12 @@ impl CompiledOperator {
         });
     }
 
-    /// Runs the planned parts of a medium-size execution on the calling thread and the
-    /// awake helper threads ([`crate::helper`]).
-    fn run_on_helpers(&self, src: Option<&[u8]>, dst: &mut [u8]) {
-        let (kernel, stream) = (&self.kernel, self.stream);
+    /// The planned parts with their input and their own piece of `dst`.
+    fn pieces<'a>(
+        &'a self,
+        src: Option<&'a [u8]>,
+        dst: &'a mut [u8],
+    ) -> Vec<(&'a Part, Source<'a>, &'a mut [u8])> {
         let mut rest = dst;
         let mut consumed = 0;
         let mut pieces = Vec::with_capacity(self.parts.len());
@@ -381,8 +373,20 @@ impl CompiledOperator {
             rest = tail;
             consumed = part.out_start + part.out_len;
             let source = src.map_or(Source::InPlace, |s| Source::Separate(&s[part.in_start..]));
-            pieces.push(Mutex::new(Some((part, source, mine))));
+            pieces.push((part, source, mine));
         }
+        pieces
+    }
+
+    /// Runs the planned parts of a medium-size execution on the calling thread and the
+    /// awake helper threads ([`crate::helper`]).
+    fn run_on_helpers(&self, src: Option<&[u8]>, dst: &mut [u8]) {
+        let (kernel, stream) = (&self.kernel, self.stream);
+        let pieces: Vec<_> = self
+            .pieces(src, dst)
+            .into_iter()
+            .map(|piece| Mutex::new(Some(piece)))
+            .collect();
         let jobs: Vec<_> = pieces
             .iter()
             .map(|piece| {
