@@ -17,7 +17,10 @@ cd "$(dirname "$0")/.."
 kit=target/device-kit
 
 prepare() {
-    grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >>.git/info/exclude
+    local exclude
+    exclude="$(git rev-parse --git-path info/exclude)"
+    mkdir -p "$(dirname "$exclude")"
+    grep -qx '/.gl/' "$exclude" 2>/dev/null || echo /.gl/ >>"$exclude"
     if ! compgen -G ".gl/libvulkan1_*.deb" >/dev/null; then
         mkdir -p .gl /tmp/amd64/partial
         local o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
@@ -40,6 +43,8 @@ for line in sys.stdin:
         cp "$t" "$kit/tests/"
     done
     strip "$kit/ewise" "$kit"/tests/* 2>/dev/null || true
+    # Test binaries find their data files under the checkout they were built in.
+    pwd >"$kit/built-at"
     du -sh "$kit" .gl
     echo 'device run: command "bash scripts/gpu-device-kit.sh run", carry [".gl", "target/device-kit"]'
 }
@@ -55,6 +60,11 @@ run() {
         export VK_DRIVER_FILES="$icd"
     fi
     export EWISE_GPU_BACKEND=vulkan EWISE_REQUIRE_GPU=1
+    local built_at
+    built_at="$(cat "$kit/built-at" 2>/dev/null || true)"
+    if [ -n "$built_at" ] && [ ! -e "$built_at" ]; then
+        mkdir -p "$(dirname "$built_at")" && ln -s "$PWD" "$built_at"
+    fi
     {
         date -u
         nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
