@@ -15,7 +15,7 @@ use ewise_gpu::{GpuBuffer, GpuCompiledOperator, GpuDevice};
 
 use crate::input::NpyInput;
 use crate::interrupt;
-use crate::job::Job;
+use crate::job::{by_length, Job};
 use crate::output::Output;
 use crate::paths::{at, describe_io};
 use crate::progress::Progress;
@@ -49,16 +49,15 @@ impl GpuKernels {
     }
 
     fn get(&mut self, len: usize) -> Result<&GpuCompiledOperator> {
-        if let Some(i) = self.compiled.iter().position(|(n, _)| *n == len) {
-            return Ok(&self.compiled[i].1);
-        }
-        let desc = self.job.chunk_desc(self.input, self.output, len)?;
-        let mut operator = self.device.create_operator(&desc)?;
-        if let Some(policy) = self.job.nan_policy() {
-            operator = operator.with_nan_policy(policy);
-        }
-        self.compiled.push((len, operator.compile()?));
-        Ok(&self.compiled[self.compiled.len() - 1].1)
+        let (job, device, types) = (self.job, &self.device, (self.input, self.output));
+        by_length(&mut self.compiled, len, || {
+            let desc = job.chunk_desc(types.0, types.1, len)?;
+            let mut operator = device.create_operator(&desc)?;
+            if let Some(policy) = job.nan_policy() {
+                operator = operator.with_nan_policy(policy);
+            }
+            Ok(operator.compile()?)
+        })
     }
 }
 

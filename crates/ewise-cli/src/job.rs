@@ -201,15 +201,30 @@ pub struct Kernels {
 impl Kernels {
     /// The operator for a chunk of `len` elements (`len` below 2^32).
     pub fn get(&mut self, len: usize) -> Result<&CompiledOperator> {
-        if let Some(i) = self.compiled.iter().position(|(n, _)| *n == len) {
-            return Ok(&self.compiled[i].1);
-        }
-        let desc = self.job.chunk_desc(self.input, self.output, len)?;
-        let mut operator = self.device.create_operator(&desc)?;
-        if let Some(policy) = self.job.nan_policy() {
-            operator = operator.with_nan_policy(policy);
-        }
-        self.compiled.push((len, operator.compile()?));
-        Ok(&self.compiled[self.compiled.len() - 1].1)
+        let (job, device, types) = (self.job, &self.device, (self.input, self.output));
+        by_length(&mut self.compiled, len, || {
+            let desc = job.chunk_desc(types.0, types.1, len)?;
+            let mut operator = device.create_operator(&desc)?;
+            if let Some(policy) = job.nan_policy() {
+                operator = operator.with_nan_policy(policy);
+            }
+            Ok(operator.compile()?)
+        })
     }
+}
+
+/// The entry of `compiled` for chunks of `len` elements, made by `make` on first use.
+pub fn by_length<T>(
+    compiled: &mut Vec<(usize, T)>,
+    len: usize,
+    make: impl FnOnce() -> Result<T>,
+) -> Result<&T> {
+    let i = match compiled.iter().position(|(n, _)| *n == len) {
+        Some(i) => i,
+        None => {
+            compiled.push((len, make()?));
+            compiled.len() - 1
+        }
+    };
+    Ok(&compiled[i].1)
 }

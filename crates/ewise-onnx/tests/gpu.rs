@@ -160,30 +160,6 @@ const IS_INF_TYPES: [i32; 8] = [
     FLOAT8E5M2FNUZ,
 ];
 
-/// x -> Sign -> s; s -> IsInf -> a; x -> IsInf(neg only) -> b; s -> Sign -> t;
-/// t -> IsInf(pos only) -> c. Outputs a, b, c, t (graphs.rs's branching model).
-fn branching() -> ModelProto {
-    model(
-        20,
-        graph(
-            vec![
-                named(node("Sign", "x", "s"), "sign_x"),
-                named(is_inf("s", "a", None, None), "inf_s"),
-                named(is_inf("x", "b", Some(0), Some(1)), "neg_x"),
-                named(node("Sign", "s", "t"), "sign_s"),
-                named(is_inf("t", "c", Some(1), Some(0)), "pos_t"),
-            ],
-            vec![value("x", FLOAT, Some(&[D::P("N")]))],
-            vec![
-                value("a", BOOL, Some(&[D::P("N")])),
-                value("b", BOOL, Some(&[D::P("N")])),
-                value("c", BOOL, None),
-                value("t", FLOAT, Some(&[D::Unknown])),
-            ],
-        ),
-    )
-}
-
 #[test]
 fn branches_and_fan_out_match_the_cpu_with_the_same_stats() {
     let Some(device) = gpu() else { return };

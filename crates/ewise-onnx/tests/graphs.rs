@@ -7,30 +7,6 @@ mod common;
 use common::*;
 use ewise_onnx::{DataType, Error, NanPolicy, Tensor};
 
-/// x (float [N]) -> Sign -> s; s -> IsInf -> a; x -> IsInf(neg only) -> b;
-/// s -> Sign -> t; t -> IsInf(pos only) -> c. Outputs a, b, c, t.
-fn branching() -> ewise_onnx::proto::ModelProto {
-    model(
-        20,
-        graph(
-            vec![
-                named(node("Sign", "x", "s"), "sign_x"),
-                named(is_inf("s", "a", None, None), "inf_s"),
-                named(is_inf("x", "b", Some(0), Some(1)), "neg_x"),
-                named(node("Sign", "s", "t"), "sign_s"),
-                named(is_inf("t", "c", Some(1), Some(0)), "pos_t"),
-            ],
-            vec![value("x", FLOAT, Some(&[D::P("N")]))],
-            vec![
-                value("a", BOOL, Some(&[D::P("N")])),
-                value("b", BOOL, Some(&[D::P("N")])),
-                value("c", BOOL, None),
-                value("t", FLOAT, Some(&[D::Unknown])),
-            ],
-        ),
-    )
-}
-
 #[test]
 fn sign_feeds_is_inf_through_several_branches() {
     let model = load(&branching()).unwrap();
