@@ -4,7 +4,10 @@
 Runs `ewise bench --json` (built in release mode) for the contiguous cases, then times each
 peer that is installed on the same sizes, and prints one table of GB/s and of ratios to
 the best memory copy that `ewise bench` measured in its run. Peers that are not installed
-are skipped. Not part of the tests.
+are skipped, and so are the cases a peer lacks (a "-" cell). When the `ewise` Python
+package is importable, its calls are timed from Python like the peers' ("ewise (python)"):
+the wall time per call a Python user sees, where the "ewise" column is `ewise bench`'s
+in-process time. Not part of the tests.
 
     python3 bench/peers.py [--sizes 65536 16777216] [--ops sign is-infinity]
 """
@@ -19,6 +22,7 @@ DTYPES = {
     "FLOAT32": "float32",
     "FLOAT16": "float16",
     "FLOAT64": "float64",
+    "BFLOAT16": "bfloat16",
     "INT8": "int8",
     "INT16": "int16",
     "INT32": "int32",
@@ -40,8 +44,17 @@ def median_seconds(fn, repeat):
     return times[len(times) // 2]
 
 
+def numpy_dtype(np, dtype):
+    """numpy's dtype for a name; bfloat16 comes from ml_dtypes, when installed."""
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(dtype)
+
+
 def numpy_case(np, op, dtype, n):
-    x = (np.arange(n) % 7 - 3).astype(dtype)
+    x = (np.arange(n) % 7 - 3).astype(numpy_dtype(np, dtype))
     if op == "sign":
         out = np.empty_like(x)
         return lambda: np.sign(x, out=out), x.nbytes * 2
@@ -64,10 +77,21 @@ def torch_case(torch, op, dtype, n):
     return lambda: torch.isinf(x), x.numel() * (x.element_size() + 1)
 
 
+def ewise_py_case(ewise, np, op, dtype, n):
+    x = (np.arange(n) % 7 - 3).astype(numpy_dtype(np, dtype))
+    if op == "sign":
+        out = np.empty_like(x)
+        return lambda: ewise.sign(x, nan="propagate", out=out), x.nbytes * 2
+    if dtype.startswith(("int", "uint")):
+        return None
+    out = np.empty(n, dtype=bool)
+    return lambda: ewise.isinf(x, out=out), x.nbytes + n
+
+
 def ort_case(ort, onnx, np, op, dtype, n):
     from onnx import TensorProto, helper
 
-    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    elem = helper.np_dtype_to_tensor_dtype(numpy_dtype(np, dtype))
     if op == "sign":
         node = helper.make_node("Sign", ["x"], ["y"])
         out_type = elem
@@ -88,7 +112,7 @@ def ort_case(ort, onnx, np, op, dtype, n):
         sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     except Exception:  # a type this ONNX Runtime build has no kernel for
         return None
-    x = (np.arange(n) % 7 - 3).astype(dtype)
+    x = (np.arange(n) % 7 - 3).astype(numpy_dtype(np, dtype))
     out_bytes = x.nbytes if op == "sign" else n
     return lambda: sess.run(None, {"x": x}), x.nbytes + out_bytes
 
@@ -106,6 +130,13 @@ def main():
     runs = [r for r in runs if r["layout"] == "contiguous" and r["op"] in args.ops]
 
     peers = {}
+    try:
+        import ewise
+        import numpy
+
+        peers["ewise (python)"] = lambda op, dt, n: ewise_py_case(ewise, numpy, op, dt, n)
+    except ImportError:
+        pass
     try:
         import numpy as np
 
@@ -134,14 +165,14 @@ def main():
         dtype = DTYPES.get(r["dtype"])
         cells = [f"{r['gbps']:6.1f} ({r['ratio']:.2f})"]
         for name, make in peers.items():
-            case = make(r["op"], dtype, r["elements"]) if dtype else None
-            if case is None:
-                cells.append("-")
-                continue
-            fn, moved = case
             try:
+                case = make(r["op"], dtype, r["elements"]) if dtype else None
+                if case is None:
+                    cells.append("-")
+                    continue
+                fn, moved = case
                 fn()
-            except Exception as e:  # e.g. torch has the dtype but no kernel for it
+            except Exception as e:  # a dtype or kernel the peer lacks (torch: sign of uint64)
                 print(f"{name}: {r['op']} {dtype}: {type(e).__name__}: {e}", file=sys.stderr)
                 cells.append("-")
                 continue

@@ -5,6 +5,10 @@
 //!   and NaN, and a blend on the sign bit picks -1 or +1, so a vector of signs takes
 //!   three operations (five when NaN propagates) where the integer form of [`SignFloat`]
 //!   takes seven.
+//! - float16 and bfloat16: integer compares on 16-bit lanes, six operations (eight when
+//!   NaN propagates) where the compiler's form of [`SignFloat`] takes more: one signed
+//!   compare of `magnitude - 1` with its top bit flipped tests the whole range
+//!   `1 ..= INFINITY` (non-zero, not NaN), and the output is `sign | ONE` masked by it.
 //! - signed 8-, 16- and 32-bit integers: `vpsign` of a vector of ones, one operation
 //!   where the compiler emits three or four. (Unsigned ones keep the compiler's compare
 //!   and mask: a `vpminu` with ones measured no faster.)
@@ -21,23 +25,24 @@
 //! the results are the same bits either way.
 
 use std::arch::x86_64::{
-    __m256, __m256d, __m256i, _mm256_and_pd, _mm256_and_ps, _mm256_blendv_pd, _mm256_blendv_ps,
-    _mm256_cmp_pd, _mm256_cmp_ps, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_loadu_si256,
+    __m256, __m256d, __m256i, _mm256_add_epi16, _mm256_and_pd, _mm256_and_ps, _mm256_and_si256,
+    _mm256_blendv_epi8, _mm256_blendv_pd, _mm256_blendv_ps, _mm256_cmp_pd, _mm256_cmp_ps,
+    _mm256_cmpgt_epi16, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_or_si256,
     _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set1_pd, _mm256_set1_ps,
     _mm256_setzero_pd, _mm256_setzero_ps, _mm256_sign_epi16, _mm256_sign_epi32, _mm256_sign_epi8,
     _mm256_storeu_pd, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_stream_pd, _mm256_stream_ps,
-    _mm256_stream_si256, _mm_sfence, _CMP_NEQ_OQ, _CMP_UNORD_Q,
+    _mm256_stream_si256, _mm256_xor_si256, _mm_sfence, _CMP_NEQ_OQ, _CMP_UNORD_Q,
 };
 
 use ewise_core::{DataType, NanPolicy};
 
-use super::formats::{F32, F64};
+use super::formats::{FloatFormat, BF16, F16, F32, F64};
 use super::isa::{Avx2, Isa};
 use super::ops::{Map, SignFloat, SignSigned};
 use super::{slice, Kernel};
 
 /// The AVX2 SIGN kernel for a data type and NaN policy; `None` where the generic loops
-/// serve instead (unsigned and 64-bit integers, float16, bfloat16).
+/// serve instead (unsigned and 64-bit integers).
 ///
 /// Callers hand it out only where AVX2 was detected, as for [`super::isa::Avx2`].
 pub(super) fn kernel(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
@@ -46,6 +51,10 @@ pub(super) fn kernel(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
         (DataType::Float32, NanPolicy::Propagate) => for_map::<SignFloat<F32, true>>(),
         (DataType::Float64, NanPolicy::Zero) => for_map::<SignFloat<F64, false>>(),
         (DataType::Float64, NanPolicy::Propagate) => for_map::<SignFloat<F64, true>>(),
+        (DataType::Float16, NanPolicy::Zero) => for_map::<SignFloat<F16, false>>(),
+        (DataType::Float16, NanPolicy::Propagate) => for_map::<SignFloat<F16, true>>(),
+        (DataType::Bfloat16, NanPolicy::Zero) => for_map::<SignFloat<BF16, false>>(),
+        (DataType::Bfloat16, NanPolicy::Propagate) => for_map::<SignFloat<BF16, true>>(),
         (DataType::Int8, _) => for_map::<SignSigned<i8>>(),
         (DataType::Int16, _) => for_map::<SignSigned<i16>>(),
         (DataType::Int32, _) => for_map::<SignSigned<i32>>(),
@@ -292,11 +301,11 @@ float_simd!(
 );
 
 macro_rules! int_simd {
-    ($m:ty, $t:ty, |$x:ident| $body:expr) => {
+    ([$($generics:tt)*] $m:ty, $t:ty, $floats:expr, |$x:ident| $body:expr) => {
         #[allow(unsafe_code)]
-        impl Simd for $m {
+        impl<$($generics)*> Simd for $m {
             type V = __m256i;
-            const COMPARES_FLOATS: bool = false;
+            const COMPARES_FLOATS: bool = $floats;
 
             #[inline]
             #[target_feature(enable = "avx2")]
@@ -324,6 +333,9 @@ macro_rules! int_simd {
             }
         }
     };
+    ($m:ty, $t:ty, |$x:ident| $body:expr) => {
+        int_simd!([] $m, $t, false, |$x| $body);
+    };
 }
 
 // `vpsign(ones, x)` is 1, 0 or -1 as x is positive, zero or negative.
@@ -340,6 +352,36 @@ int_simd!(SignSigned<i32>, i32, |x| _mm256_sign_epi32(
     x
 ));
 
+/// SIGN of float16 or bfloat16 lanes `x` in integer operations, as [`SignFloat`].
+#[inline]
+#[target_feature(enable = "avx2")]
+fn sign_16<F: FloatFormat<Bits = u16>, const PROPAGATE: bool>(x: __m256i) -> __m256i {
+    let lanes = |bits: u16| _mm256_set1_epi16(bits as i16);
+    let magnitude = _mm256_and_si256(x, lanes(F::MAGNITUDE));
+    // `magnitude - 1` with its top bit flipped (`magnitude + 0x7FFF`) is below
+    // `INFINITY ^ 0x8000` as a signed number exactly when `magnitude - 1` is below
+    // INFINITY as an unsigned one: when the magnitude is in `1 ..= INFINITY`.
+    let ordinary = _mm256_cmpgt_epi16(
+        lanes(F::INFINITY ^ F::SIGN),
+        _mm256_add_epi16(magnitude, lanes(F::MAGNITUDE)),
+    );
+    let one = _mm256_or_si256(_mm256_xor_si256(x, magnitude), lanes(F::ONE));
+    let sign = _mm256_and_si256(one, ordinary);
+    match PROPAGATE {
+        true => _mm256_blendv_epi8(sign, x, _mm256_cmpgt_epi16(magnitude, lanes(F::INFINITY))),
+        false => sign,
+    }
+}
+
+int_simd!([const PROPAGATE: bool] SignFloat<F16, PROPAGATE>, u16, false, |x| sign_16::<
+    F16,
+    PROPAGATE,
+>(x));
+int_simd!([const PROPAGATE: bool] SignFloat<BF16, PROPAGATE>, u16, false, |x| sign_16::<
+    BF16,
+    PROPAGATE,
+>(x));
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,9 +396,11 @@ mod tests {
         let sign = 1u64 << (8 * w - 1);
         let all = u64::MAX >> (64 - 8 * w);
         let mut v = match t {
-            DataType::Float32 | DataType::Float64 => {
+            DataType::Float32 | DataType::Float64 | DataType::Float16 | DataType::Bfloat16 => {
                 let (inf, one) = match t {
                     DataType::Float32 => (0x7F80_0000, 0x3F80_0000),
+                    DataType::Float16 => (0x7C00, 0x3C00),
+                    DataType::Bfloat16 => (0x7F80, 0x3F80),
                     _ => (0x7FF0_0000_0000_0000, 0x3FF0_0000_0000_0000),
                 };
                 let quiet = inf | ((inf >> 1) & !inf);
