@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! cargo run --release -p ewise-cpu --example repeat -- [sign|is-infinity] [DTYPE] \
-//!     [contiguous|transposed] [ELEMENTS] [THREADS] [CALLS]
+//!     [contiguous|transposed] [ELEMENTS] [THREADS] [CALLS] [zero|propagate]
 //! cargo run --release -p ewise-cpu --example repeat -- sign float32 transposed 16777216 2 8
 //! ```
 //!
@@ -15,7 +15,8 @@
 use std::time::Instant;
 
 use ewise_cpu::{
-    Buffer, DataType, Device, Extensions, InfinityMode, OperatorDesc, Parallelism, TensorDesc,
+    Buffer, DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc, Parallelism,
+    TensorDesc,
 };
 
 fn main() {
@@ -45,6 +46,11 @@ fn run() -> Result<(), String> {
     let elements = number(3, "16777216")?;
     let threads = number(4, "1")? as usize;
     let calls = number(5, "8")?;
+    let policy = match arg(6, "zero").as_str() {
+        "zero" => NanPolicy::Zero,
+        "propagate" => NanPolicy::Propagate,
+        other => return Err(format!("NaN policy {other}: zero or propagate")),
+    };
 
     let (rows, cols) = near_square(elements);
     let (input, sizes) = if transposed {
@@ -66,6 +72,7 @@ fn run() -> Result<(), String> {
     };
     let device = Device::builder()
         .extensions(Extensions::Enabled)
+        .nan_policy(policy)
         .parallelism(Parallelism::threads(threads))
         .build()
         .map_err(|e| e.to_string())?;

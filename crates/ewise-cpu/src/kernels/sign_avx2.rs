@@ -5,10 +5,10 @@
 //!   and NaN, and a blend on the sign bit picks -1 or +1, so a vector of signs takes
 //!   three operations (five when NaN propagates) where the integer form of [`SignFloat`]
 //!   takes seven.
-//! - float16 and bfloat16: integer compares on 16-bit lanes, six operations (eight when
-//!   NaN propagates) where the compiler's form of [`SignFloat`] takes more: one signed
-//!   compare of `magnitude - 1` with its top bit flipped tests the whole range
-//!   `1 ..= INFINITY` (non-zero, not NaN), and the output is `sign | ONE` masked by it.
+//! - float16 and bfloat16: five operations on 16-bit lanes with either NaN policy, where
+//!   the compiler's form of [`SignFloat`] takes seven: the magnitude, a NaN compare, a
+//!   byte blend on the sign bit for ±1, the NaN choice, and a `vpsign` by the magnitude,
+//!   which zeroes ±0.
 //! - signed 8-, 16- and 32-bit integers: `vpsign` of a vector of ones, one operation
 //!   where the compiler emits three or four. (Unsigned ones keep the compiler's compare
 //!   and mask: a `vpminu` with ones measured no faster.)
@@ -25,13 +25,13 @@
 //! the results are the same bits either way.
 
 use std::arch::x86_64::{
-    __m256, __m256d, __m256i, _mm256_add_epi16, _mm256_and_pd, _mm256_and_ps, _mm256_and_si256,
+    __m256, __m256d, __m256i, _mm256_and_pd, _mm256_and_ps, _mm256_and_si256, _mm256_andnot_si256,
     _mm256_blendv_epi8, _mm256_blendv_pd, _mm256_blendv_ps, _mm256_cmp_pd, _mm256_cmp_ps,
-    _mm256_cmpgt_epi16, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_or_si256,
-    _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set1_pd, _mm256_set1_ps,
-    _mm256_setzero_pd, _mm256_setzero_ps, _mm256_sign_epi16, _mm256_sign_epi32, _mm256_sign_epi8,
-    _mm256_storeu_pd, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_stream_pd, _mm256_stream_ps,
-    _mm256_stream_si256, _mm256_xor_si256, _mm_sfence, _CMP_NEQ_OQ, _CMP_UNORD_Q,
+    _mm256_cmpgt_epi16, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_set1_epi16,
+    _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set1_pd, _mm256_set1_ps, _mm256_setzero_pd,
+    _mm256_setzero_ps, _mm256_sign_epi16, _mm256_sign_epi32, _mm256_sign_epi8, _mm256_storeu_pd,
+    _mm256_storeu_ps, _mm256_storeu_si256, _mm256_stream_pd, _mm256_stream_ps, _mm256_stream_si256,
+    _mm_sfence, _CMP_NEQ_OQ, _CMP_UNORD_Q,
 };
 
 use ewise_core::{DataType, NanPolicy};
@@ -358,19 +358,16 @@ int_simd!(SignSigned<i32>, i32, |x| _mm256_sign_epi32(
 fn sign_16<F: FloatFormat<Bits = u16>, const PROPAGATE: bool>(x: __m256i) -> __m256i {
     let lanes = |bits: u16| _mm256_set1_epi16(bits as i16);
     let magnitude = _mm256_and_si256(x, lanes(F::MAGNITUDE));
-    // `magnitude - 1` with its top bit flipped (`magnitude + 0x7FFF`) is below
-    // `INFINITY ^ 0x8000` as a signed number exactly when `magnitude - 1` is below
-    // INFINITY as an unsigned one: when the magnitude is in `1 ..= INFINITY`.
-    let ordinary = _mm256_cmpgt_epi16(
-        lanes(F::INFINITY ^ F::SIGN),
-        _mm256_add_epi16(magnitude, lanes(F::MAGNITUDE)),
-    );
-    let one = _mm256_or_si256(_mm256_xor_si256(x, magnitude), lanes(F::ONE));
-    let sign = _mm256_and_si256(one, ordinary);
-    match PROPAGATE {
-        true => _mm256_blendv_epi8(sign, x, _mm256_cmpgt_epi16(magnitude, lanes(F::INFINITY))),
-        false => sign,
-    }
+    let nan = _mm256_cmpgt_epi16(magnitude, lanes(F::INFINITY));
+    // A byte blend on the sign bits: ±1 share their low byte, so only the high byte's
+    // choice matters, and its top bit is the element's sign.
+    let one = _mm256_blendv_epi8(lanes(F::ONE), lanes(F::ONE | F::SIGN), x);
+    let sign = match PROPAGATE {
+        true => _mm256_blendv_epi8(one, x, nan),
+        false => _mm256_andnot_si256(nan, one),
+    };
+    // The magnitude is never negative: `vpsign` keeps `sign` or, for ±0, gives +0.
+    _mm256_sign_epi16(sign, magnitude)
 }
 
 int_simd!([const PROPAGATE: bool] SignFloat<F16, PROPAGATE>, u16, false, |x| sign_16::<
