@@ -301,11 +301,11 @@ float_simd!(
 );
 
 macro_rules! int_simd {
-    ([$($generics:tt)*] $m:ty, $t:ty, $floats:expr, |$x:ident| $body:expr) => {
+    ([$($generics:tt)*] $m:ty, $t:ty, |$x:ident| $body:expr) => {
         #[allow(unsafe_code)]
         impl<$($generics)*> Simd for $m {
             type V = __m256i;
-            const COMPARES_FLOATS: bool = $floats;
+            const COMPARES_FLOATS: bool = false;
 
             #[inline]
             #[target_feature(enable = "avx2")]
@@ -334,7 +334,7 @@ macro_rules! int_simd {
         }
     };
     ($m:ty, $t:ty, |$x:ident| $body:expr) => {
-        int_simd!([] $m, $t, false, |$x| $body);
+        int_simd!([] $m, $t, |$x| $body);
     };
 }
 
@@ -370,14 +370,8 @@ fn sign_16<F: FloatFormat<Bits = u16>, const PROPAGATE: bool>(x: __m256i) -> __m
     _mm256_sign_epi16(sign, magnitude)
 }
 
-int_simd!([const PROPAGATE: bool] SignFloat<F16, PROPAGATE>, u16, false, |x| sign_16::<
-    F16,
-    PROPAGATE,
->(x));
-int_simd!([const PROPAGATE: bool] SignFloat<BF16, PROPAGATE>, u16, false, |x| sign_16::<
-    BF16,
-    PROPAGATE,
->(x));
+int_simd!([const P: bool] SignFloat<F16, P>, u16, |x| sign_16::<F16, P>(x));
+int_simd!([const P: bool] SignFloat<BF16, P>, u16, |x| sign_16::<BF16, P>(x));
 
 #[cfg(test)]
 mod tests {
