@@ -9,13 +9,13 @@ use std::sync::mpsc::{self, Receiver};
 
 use anyhow::{anyhow, Result};
 use ewise_cli::npy::{swap_bytes, ElementType};
-use ewise_cpu::{BufferBinding, DataType};
+use ewise_cpu::{BufferBinding, NanPolicy, OperatorDesc};
 use ewise_gpu::wgpu;
 use ewise_gpu::{GpuBuffer, GpuCompiledOperator, GpuDevice};
 
 use crate::input::NpyInput;
 use crate::interrupt;
-use crate::job::{by_length, Job};
+use crate::job::{ChunkDevice, Kernels};
 use crate::output::Output;
 use crate::paths::{at, describe_io};
 use crate::progress::Progress;
@@ -28,36 +28,21 @@ pub const GPU_CHUNK_BYTES: usize = 8 << 20;
 pub const SLOTS: usize = 2;
 
 /// Compiled 1-D GPU operators over chunks of elements, one per chunk length seen.
-pub struct GpuKernels {
-    job: Job,
-    device: GpuDevice,
-    input: DataType,
-    output: DataType,
-    compiled: Vec<(usize, GpuCompiledOperator)>,
-}
+pub type GpuKernels = Kernels<GpuDevice>;
 
-impl GpuKernels {
-    /// Operators for `job` from `input` to `output` elements on `device`.
-    pub fn new(job: &Job, device: GpuDevice, input: DataType, output: DataType) -> GpuKernels {
-        GpuKernels {
-            job: *job,
-            device,
-            input,
-            output,
-            compiled: Vec::new(),
+impl ChunkDevice for GpuDevice {
+    type Compiled = GpuCompiledOperator;
+
+    fn compile_chunk(
+        &self,
+        desc: &OperatorDesc,
+        policy: Option<NanPolicy>,
+    ) -> Result<GpuCompiledOperator> {
+        let mut operator = self.create_operator(desc)?;
+        if let Some(policy) = policy {
+            operator = operator.with_nan_policy(policy);
         }
-    }
-
-    fn get(&mut self, len: usize) -> Result<&GpuCompiledOperator> {
-        let (job, device, types) = (self.job, &self.device, (self.input, self.output));
-        by_length(&mut self.compiled, len, || {
-            let desc = job.chunk_desc(types.0, types.1, len)?;
-            let mut operator = device.create_operator(&desc)?;
-            if let Some(policy) = job.nan_policy() {
-                operator = operator.with_nan_policy(policy);
-            }
-            Ok(operator.compile()?)
-        })
+        Ok(operator.compile()?)
     }
 }
 
@@ -174,7 +159,7 @@ struct Shape {
 
 /// Moves every element through the GPU; returns how many were written.
 fn pump(kernels: &mut GpuKernels, shape: &Shape, ends: &mut dyn Ends) -> Result<u64> {
-    let device = kernels.device.clone();
+    let device = kernels.device().clone();
     let wgpu_device = device.wgpu_device();
     let chunk = (GPU_CHUNK_BYTES / shape.in_size).max(1);
     let chunk = usize::try_from(shape.count).map_or(chunk, |c| c.min(chunk));

@@ -168,13 +168,7 @@ impl Job {
             .extensions(Extensions::Enabled)
             .parallelism(self.parallelism)
             .build()?;
-        Ok(Kernels {
-            job: *self,
-            device,
-            input,
-            output,
-            compiled: Vec::new(),
-        })
+        Ok(Kernels::new(self, device, input, output))
     }
 }
 
@@ -189,42 +183,74 @@ fn fortran_strides(sizes: &[u32]) -> Option<Vec<u32>> {
     Some(strides)
 }
 
-/// Compiled 1-D operators over chunks of elements, one per chunk length seen.
-pub struct Kernels {
-    job: Job,
-    device: Device,
-    input: DataType,
-    output: DataType,
-    compiled: Vec<(usize, CompiledOperator)>,
+/// A device that compiles the 1-D chunk operators of [`Kernels`]: the CPU's [`Device`],
+/// or the GPU's.
+pub trait ChunkDevice {
+    /// Its compiled operator.
+    type Compiled;
+
+    /// `desc` compiled, with `policy` for SIGN.
+    fn compile_chunk(
+        &self,
+        desc: &OperatorDesc,
+        policy: Option<NanPolicy>,
+    ) -> Result<Self::Compiled>;
 }
 
-impl Kernels {
-    /// The operator for a chunk of `len` elements (`len` below 2^32).
-    pub fn get(&mut self, len: usize) -> Result<&CompiledOperator> {
-        let (job, device, types) = (self.job, &self.device, (self.input, self.output));
-        by_length(&mut self.compiled, len, || {
-            let desc = job.chunk_desc(types.0, types.1, len)?;
-            let mut operator = device.create_operator(&desc)?;
-            if let Some(policy) = job.nan_policy() {
-                operator = operator.with_nan_policy(policy);
-            }
-            Ok(operator.compile()?)
-        })
+impl ChunkDevice for Device {
+    type Compiled = CompiledOperator;
+
+    fn compile_chunk(
+        &self,
+        desc: &OperatorDesc,
+        policy: Option<NanPolicy>,
+    ) -> Result<CompiledOperator> {
+        let mut operator = self.create_operator(desc)?;
+        if let Some(policy) = policy {
+            operator = operator.with_nan_policy(policy);
+        }
+        Ok(operator.compile()?)
     }
 }
 
-/// The entry of `compiled` for chunks of `len` elements, made by `make` on first use.
-pub fn by_length<T>(
-    compiled: &mut Vec<(usize, T)>,
-    len: usize,
-    make: impl FnOnce() -> Result<T>,
-) -> Result<&T> {
-    let i = match compiled.iter().position(|(n, _)| *n == len) {
-        Some(i) => i,
-        None => {
-            compiled.push((len, make()?));
-            compiled.len() - 1
+/// Compiled 1-D operators over chunks of elements on a device, one per chunk length seen.
+pub struct Kernels<D: ChunkDevice = Device> {
+    job: Job,
+    device: D,
+    input: DataType,
+    output: DataType,
+    compiled: Vec<(usize, D::Compiled)>,
+}
+
+impl<D: ChunkDevice> Kernels<D> {
+    /// Operators for `job` from `input` to `output` elements on `device`.
+    pub fn new(job: &Job, device: D, input: DataType, output: DataType) -> Kernels<D> {
+        Kernels {
+            job: *job,
+            device,
+            input,
+            output,
+            compiled: Vec::new(),
         }
-    };
-    Ok(&compiled[i].1)
+    }
+
+    /// The device the operators run on.
+    pub fn device(&self) -> &D {
+        &self.device
+    }
+
+    /// The operator for a chunk of `len` elements (`len` below 2^32), compiled on first
+    /// use.
+    pub fn get(&mut self, len: usize) -> Result<&D::Compiled> {
+        let i = match self.compiled.iter().position(|(n, _)| *n == len) {
+            Some(i) => i,
+            None => {
+                let desc = self.job.chunk_desc(self.input, self.output, len)?;
+                let compiled = self.device.compile_chunk(&desc, self.job.nan_policy())?;
+                self.compiled.push((len, compiled));
+                self.compiled.len() - 1
+            }
+        };
+        Ok(&self.compiled[i].1)
+    }
 }
