@@ -143,22 +143,28 @@ impl Isa for Avx2 {
 pub enum InstructionSet {
     /// The target's baseline, vectorized by the compiler.
     Portable,
-    /// x86-64 AVX2.
+    /// x86-64 AVX2: SIGN and IS_INFINITY in intrinsics where they pay, the compiler's
+    /// loops in 256-bit vectors elsewhere.
     Avx2,
+    /// aarch64 NEON: SIGN in intrinsics where they pay, the compiler's NEON loops (the
+    /// portable ones) elsewhere.
+    Neon,
 }
 
 impl InstructionSet {
-    /// Lower-case name: `portable` or `avx2`.
+    /// Lower-case name: `portable`, `avx2` or `neon`.
     pub fn name(self) -> &'static str {
         match self {
             InstructionSet::Portable => "portable",
             InstructionSet::Avx2 => "avx2",
+            InstructionSet::Neon => "neon",
         }
     }
 }
 
-/// The instruction set chosen for this process: AVX2 where the CPU has it, unless
-/// [`FORCE_PORTABLE_ENV`] is set; the portable loops everywhere else.
+/// The instruction set chosen for this process, unless [`FORCE_PORTABLE_ENV`] is set:
+/// AVX2 where an x86-64 CPU has it, NEON on aarch64 (where every CPU has it); the
+/// portable loops everywhere else.
 pub fn selected() -> InstructionSet {
     static CHOICE: OnceLock<InstructionSet> = OnceLock::new();
     *CHOICE.get_or_init(|| {
@@ -170,6 +176,9 @@ pub fn selected() -> InstructionSet {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             return InstructionSet::Avx2;
+        }
+        if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+            return InstructionSet::Neon;
         }
         InstructionSet::Portable
     })

@@ -11,6 +11,10 @@ pub(crate) mod isa;
 mod ops;
 #[cfg(target_arch = "x86_64")]
 mod sign_avx2;
+#[cfg(test)]
+mod sign_cases;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+mod sign_neon;
 mod slice;
 pub(crate) mod stream;
 pub(crate) mod transpose;
@@ -129,6 +133,10 @@ pub(crate) fn sign_on(
         #[cfg(target_arch = "x86_64")]
         InstructionSet::Avx2 => sign_avx2::kernel(data_type, policy)
             .or_else(|| sign_for::<isa::Avx2>(data_type, policy)),
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        InstructionSet::Neon => {
+            sign_neon::kernel(data_type, policy).or_else(|| sign_for::<Portable>(data_type, policy))
+        }
         _ => sign_for::<Portable>(data_type, policy),
     }
 }
@@ -178,6 +186,8 @@ mod tests {
         if std::arch::is_x86_feature_detected!("avx2") {
             v.push(InstructionSet::Avx2);
         }
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        v.push(InstructionSet::Neon);
         v
     }
 

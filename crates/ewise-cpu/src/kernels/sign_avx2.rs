@@ -375,95 +375,8 @@ int_simd!([const P: bool] SignFloat<BF16, P>, u16, |x| sign_16::<BF16, P>(x));
 
 #[cfg(test)]
 mod tests {
+    use super::super::sign_cases::{all_cases, check};
     use super::*;
-    use ewise_core::reference::sign_bits;
-
-    /// Values on SIGN's edges for `t`, as bit patterns. Floats (by the bits of +infinity
-    /// and +1): zeros, subnormals, ±1, infinities, quiet and signalling NaNs with
-    /// payloads, the largest finite values. Integers: 0, ±1, 2, the extremes and an
-    /// alternating pattern.
-    fn edges(t: DataType) -> Vec<u64> {
-        let w = t.size_in_bytes().expect("a sized type") as u32;
-        let sign = 1u64 << (8 * w - 1);
-        let all = u64::MAX >> (64 - 8 * w);
-        let mut v = match t {
-            DataType::Float32 | DataType::Float64 | DataType::Float16 | DataType::Bfloat16 => {
-                let (inf, one) = match t {
-                    DataType::Float32 => (0x7F80_0000, 0x3F80_0000),
-                    DataType::Float16 => (0x7C00, 0x3C00),
-                    DataType::Bfloat16 => (0x7F80, 0x3F80),
-                    _ => (0x7FF0_0000_0000_0000, 0x3FF0_0000_0000_0000),
-                };
-                let quiet = inf | ((inf >> 1) & !inf);
-                vec![0, 1, inf - 1, one, inf, inf + 1, quiet, quiet + 5, sign - 1]
-            }
-            _ => vec![0, 1, 2, sign - 1, sign - 2, 0x5555_5555_5555_5555 & all],
-        };
-        v.extend(v.clone().into_iter().map(|x| x | sign));
-        v
-    }
-
-    /// Inputs and the reference's outputs, per policy and length. The reference is
-    /// computed here, before a test changes MXCSR: it compares floats itself.
-    type Cases = Vec<(NanPolicy, Vec<u8>, Vec<u8>)>;
-
-    fn cases(t: DataType) -> Cases {
-        let w = t.size_in_bytes().expect("a sized type") as usize;
-        let values = edges(t);
-        let mut cases = Vec::new();
-        for policy in NanPolicy::ALL {
-            for len in (0..=70).chain([257, 1000]) {
-                let input: Vec<u8> = (0..len)
-                    .flat_map(|i| values[(i * 7 + len) % values.len()].to_ne_bytes()[..w].to_vec())
-                    .collect();
-                let want: Vec<u8> = input
-                    .chunks(w)
-                    .flat_map(|c| {
-                        let mut b = [0u8; 8];
-                        b[..w].copy_from_slice(c);
-                        let bits = sign_bits(t, u64::from_ne_bytes(b), policy).unwrap();
-                        bits.to_ne_bytes()[..w].to_vec()
-                    })
-                    .collect();
-                cases.push((policy, input, want));
-            }
-        }
-        cases
-    }
-
-    /// Every case through every entry point of the kernel, at several output offsets;
-    /// nothing outside the output is written.
-    fn check(t: DataType, cases: &Cases) {
-        for (policy, input, want) in cases {
-            let k = kernel(t, *policy).expect("a float type");
-            for off in [0, 4, 8, 12, 24, 32, 1] {
-                let at = format!("{t} {policy} len {} off {off}", input.len());
-                for (name, map) in [("plain", k.map), ("streaming", k.map_stream)] {
-                    let mut out = vec![0xA5u8; input.len() + off + 64];
-                    map(input, &mut out[off..off + input.len()]);
-                    assert_eq!(out[off..off + input.len()], want[..], "{name} {at}");
-                    assert!(out[..off].iter().all(|&b| b == 0xA5), "{name} {at}");
-                    assert!(out[off + input.len()..].iter().all(|&b| b == 0xA5), "{at}");
-                }
-                let in_place = [k.map_in_place.unwrap(), k.map_in_place_stream.unwrap()];
-                for (name, map) in ["in place", "in place streaming"].into_iter().zip(in_place) {
-                    let mut data = vec![0u8; input.len() + off];
-                    data[off..].copy_from_slice(input);
-                    map(&mut data[off..]);
-                    assert_eq!(data[off..], want[..], "{name} {at}");
-                }
-            }
-        }
-    }
-
-    /// The cases of every type with an AVX2 kernel here.
-    fn all_cases() -> Vec<(DataType, Cases)> {
-        DataType::ALL
-            .into_iter()
-            .filter(|&t| kernel(t, NanPolicy::Zero).is_some())
-            .map(|t| (t, cases(t)))
-            .collect()
-    }
 
     fn avx2() -> bool {
         std::arch::is_x86_feature_detected!("avx2")
@@ -474,8 +387,8 @@ mod tests {
         if !avx2() {
             return;
         }
-        for (t, cases) in all_cases() {
-            check(t, &cases);
+        for (t, cases) in all_cases(kernel) {
+            check(kernel, t, &cases);
         }
     }
 
@@ -505,7 +418,7 @@ mod tests {
         if !avx2() {
             return;
         }
-        let all = all_cases();
+        let all = all_cases(kernel);
         let saved = mxcsr();
         assert!(
             compares_are_exact(),
@@ -515,7 +428,7 @@ mod tests {
             set_mxcsr(saved ^ bits);
             let fast = compares_are_exact();
             for (t, cases) in &all {
-                check(*t, cases);
+                check(kernel, *t, cases);
             }
             set_mxcsr(saved);
             assert!(!fast, "MXCSR bit {bits:#x} must leave the float compares");

@@ -70,5 +70,5 @@ def support(feature_level: str | None = None) -> dict[str, Any]:
 
 
 def instruction_set() -> str:
-    """The CPU kernels' instruction set in this process: ``"avx2"`` or ``"portable"``."""
+    """The CPU kernels' instruction set in this process: ``"avx2"``, ``"neon"`` or ``"portable"``."""
     return _ewise.instruction_set()
