@@ -1,21 +1,30 @@
-//! SIGN on aarch64 with NEON intrinsics, where a few instructions do what the compiler's
-//! NEON loops spend more on. Counts are per 128-bit vector, read from the compiler's
-//! loops for the same target:
+//! SIGN on aarch64 with NEON, where a few instructions do what the compiler's NEON loops
+//! spend more on. Counts are per 128-bit vector, beside the compiler's loops for the
+//! same target (register copies not counted; cores that rename them spend nothing):
 //!
-//! - float32 and float64: an absolute compare with zero (`facgt`) is false exactly for
-//!   ±0 and NaN, and a bit select on the sign bit makes ±1: three instructions with NaN
-//!   -> +0, five when NaN propagates (a `fcmeq` of each lane with itself and a select),
-//!   where the integer form of [`SignFloat`] takes six and eight.
-//! - float16 and bfloat16, in integer lanes: five instructions with NaN -> +0 (the
-//!   magnitude, `magnitude - 1 < infinity`, a sign select, an and), six when NaN
-//!   propagates (a NaN compare, a non-zero test, and the selects), where the compiler
-//!   takes six and eight.
-//! - signed 8-, 16- and 32-bit integers: a `smax` with -1 and a `smin` with 1, two
-//!   instructions where the compiler takes four; signed 64-bit: the two compares with
-//!   zero (`cmlt`, `cmgt`) subtracted, three.
-//! - unsigned 8-, 16- and 32-bit integers: a `umin` with 1, one instruction where the
-//!   compiler takes two. Unsigned 64-bit (no `umin` for 64-bit lanes) keeps the
-//!   compiler's compare and clear.
+//! | data type | NaN -> +0 | NaN propagates | compiler |
+//! |---|---:|---:|---:|
+//! | float32, float64 | 3 | 5 | 6, 7 |
+//! | float16, bfloat16 | 5 | 6 | 6, 7 |
+//! | int8, int16, int32 | 2 | 2 | 4 |
+//! | int64 | 3 | 3 | 4 |
+//! | uint8, uint16, uint32 | 1 | 1 | 2 |
+//!
+//! - float32 and float64: `facgt` with zero (|x| > 0) is false exactly for ±0 and NaN;
+//!   `sri` by one bit of `ONE << 1` keeps each lane's sign bit and puts 1.0's bits under
+//!   it; an `and` zeroes the rest. When NaN propagates, `fcmeq` of each lane with itself
+//!   and a `bif` put the NaN lanes back.
+//! - float16 and bfloat16, in integer lanes: `magnitude - 1 < INFINITY` (it wraps for ±0)
+//!   selects the lanes that are neither zero nor NaN; when NaN propagates, a NaN compare,
+//!   a non-zero test (`cmtst`) and a `bit` do.
+//! - signed 8- to 32-bit integers: `smax` with -1 then `smin` with 1; 64-bit (no `smax`
+//!   for 64-bit lanes): the `x < 0` mask (-1) minus the `x > 0` mask.
+//! - unsigned 8- to 32-bit: `umin` with 1. Unsigned 64-bit keeps the compiler's two.
+//!
+//! The vector bodies are inline assembly: LLVM rewrites NEON intrinsics into its own
+//! canonical forms and selects its own instructions again (a `vmaxq`/`vminq` clamp came
+//! back as the four compare-and-mask instructions of its portable loop, `vcagtq` with
+//! zero as six integer ones), so only assembly keeps the counts above.
 //!
 //! AArch64 has no streaming store that skips reading a line the way x86's does, and the
 //! portable streaming path copies each block with plain stores; so here the streaming
@@ -24,7 +33,7 @@
 //! The float compares read FPCR: with FZ (flush-to-zero, bit 24), or FEAT_AFP's FIZ or
 //! AH (bits 0 and 1), a subnormal input compares as zero, and with the invalid or input
 //! denormal trap enabled (IOE, IDE: bits 8 and 15) a NaN or subnormal could trap. Each
-//! float call reads FPCR and uses the integer loops unless all five bits are clear (the
+//! float call reads FPCR and uses the portable loops unless all five bits are clear (the
 //! default). `facgt` is a signalling compare, so the float forms may set FPSR's sticky
 //! invalid-operation flag (IOC) on any NaN input, and the input-denormal flag; the
 //! results are the same bits either way.
