@@ -334,33 +334,36 @@ fn sign_16<F: FloatFormat<Bits = u16>, const PROPAGATE: bool>(x: uint16x8_t) -> 
     sign
 }
 
-/// Signed SIGN of 8-, 16- or 32-bit lanes (`$arr`): `smax` with -1, then `smin` with 1.
-macro_rules! clamp_signed {
-    ($name:ident, $v:ty, $arr:literal, $dup:ident) => {
+/// SIGN of 8-, 16- or 32-bit integer lanes (`$arr`) as a clamp: each `$op` (`smax`,
+/// `smin`, `umin`) of the lanes with a vector of `$bound`, in turn.
+macro_rules! clamp {
+    ($name:ident, $v:ty, $arr:literal, $dup:ident, $($op:literal $bound:expr),+) => {
         #[inline]
         #[target_feature(enable = "neon")]
         #[allow(unsafe_code)]
         fn $name(x: $v) -> $v {
             let mut sign = x;
-            // SAFETY: register-only NEON instructions, on registers the compiler chose.
-            unsafe {
-                asm!(
-                    concat!("smax {s:v}.", $arr, ", {s:v}.", $arr, ", {lo:v}.", $arr),
-                    concat!("smin {s:v}.", $arr, ", {s:v}.", $arr, ", {hi:v}.", $arr),
-                    s = inout(vreg) sign,
-                    lo = in(vreg) $dup(-1),
-                    hi = in(vreg) $dup(1),
-                    options(pure, nomem, nostack, preserves_flags),
-                );
-            }
+            $(
+                // SAFETY: a register-only NEON instruction, on registers the compiler
+                // chose.
+                unsafe {
+                    asm!(
+                        concat!($op, " {s:v}.", $arr, ", {s:v}.", $arr, ", {b:v}.", $arr),
+                        s = inout(vreg) sign,
+                        b = in(vreg) $dup($bound),
+                        options(pure, nomem, nostack, preserves_flags),
+                    );
+                }
+            )+
             sign
         }
     };
 }
 
-clamp_signed!(sign_s8, int8x16_t, "16b", vdupq_n_s8);
-clamp_signed!(sign_s16, int16x8_t, "8h", vdupq_n_s16);
-clamp_signed!(sign_s32, int32x4_t, "4s", vdupq_n_s32);
+// Signed: `smax` with -1, then `smin` with 1.
+clamp!(sign_s8, int8x16_t, "16b", vdupq_n_s8, "smax" -1, "smin" 1);
+clamp!(sign_s16, int16x8_t, "8h", vdupq_n_s16, "smax" -1, "smin" 1);
+clamp!(sign_s32, int32x4_t, "4s", vdupq_n_s32, "smax" -1, "smin" 1);
 
 /// Signed SIGN of 64-bit lanes (no `smax` for them): the `x < 0` mask (-1) minus the
 /// `x > 0` mask.
@@ -383,31 +386,10 @@ fn sign_s64(x: int64x2_t) -> int64x2_t {
     sign
 }
 
-/// Unsigned SIGN of 8-, 16- or 32-bit lanes (`$arr`): `umin` with 1.
-macro_rules! clamp_unsigned {
-    ($name:ident, $v:ty, $arr:literal, $dup:ident) => {
-        #[inline]
-        #[target_feature(enable = "neon")]
-        #[allow(unsafe_code)]
-        fn $name(x: $v) -> $v {
-            let mut sign = x;
-            // SAFETY: a register-only NEON instruction, on registers the compiler chose.
-            unsafe {
-                asm!(
-                    concat!("umin {s:v}.", $arr, ", {s:v}.", $arr, ", {hi:v}.", $arr),
-                    s = inout(vreg) sign,
-                    hi = in(vreg) $dup(1),
-                    options(pure, nomem, nostack, preserves_flags),
-                );
-            }
-            sign
-        }
-    };
-}
-
-clamp_unsigned!(sign_u8, uint8x16_t, "16b", vdupq_n_u8);
-clamp_unsigned!(sign_u16, uint16x8_t, "8h", vdupq_n_u16);
-clamp_unsigned!(sign_u32, uint32x4_t, "4s", vdupq_n_u32);
+// Unsigned: `umin` with 1.
+clamp!(sign_u8, uint8x16_t, "16b", vdupq_n_u8, "umin" 1);
+clamp!(sign_u16, uint16x8_t, "8h", vdupq_n_u16, "umin" 1);
+clamp!(sign_u32, uint32x4_t, "4s", vdupq_n_u32, "umin" 1);
 
 neon_simd!([const P: bool] SignFloat<F32, P>, u32, uint32x4_t, vld1q_u32, vst1q_u32, true,
     |x| sign_f32::<P>(x));
