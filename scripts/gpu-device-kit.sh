@@ -9,7 +9,9 @@
 #   scripts/gpu-device-kit.sh run       there, with carry [".gl", "target/device-kit"]:
 #                                       install the loader, list the adapters, run the GPU
 #                                       tests on the GPU, then bench/gpu_peers.py (ewise
-#                                       beside PyTorch and CuPy), writing to $OUT
+#                                       beside PyTorch and CuPy), writing to $OUT; then the
+#                                       CPU kernels' tests and `ewise bench` on the host's
+#                                       CPU, issue 13's other kind of host (cpu.txt)
 #
 # Arguments after `run` go to bench/gpu_peers.py (e.g. --sizes 16Mi 256Mi --op sign).
 set -euo pipefail
@@ -31,13 +33,13 @@ prepare() {
     rm -rf "$kit" && mkdir -p "$kit/tests"
     cp target/release/ewise "$kit/"
     local tests
-    tests="$(cargo test --release -q -p ewise-gpu -p ewise-onnx --features ewise-onnx/gpu \
+    tests="$(cargo test --release -q -p ewise-cpu -p ewise-gpu -p ewise-onnx --features ewise-onnx/gpu \
         --no-run --message-format=json 2>/dev/null |
         python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] != ["bin"]:
-        if m["target"]["name"] in ("api", "exhaustive", "layouts", "timing", "gpu"):
+        if m["target"]["name"] in ("api", "exhaustive", "layouts", "timing", "gpu", "ewise_cpu"):
             print(m["executable"])')"
     for t in $tests; do
         cp "$t" "$kit/tests/"
@@ -76,6 +78,12 @@ run() {
     done 2>&1 | tee "$out/tests.txt"
     python3 bench/gpu_peers.py --ewise "$kit/ewise" --save-json "$out/ewise-bench.json" "$@" \
         2>&1 | tee "$out/peers.txt"
+    {
+        grep -m1 'model name' /proc/cpuinfo && grep -m1 flags /proc/cpuinfo && nproc
+        "$kit/ewise" bench --sizes 64Ki --threads 1 --layout contiguous --samples 31
+        "$kit/ewise" bench --sizes 64Ki --threads 1 --layout contiguous --samples 31 --nan zero --op sign
+        timeout 180 "$kit/ewise" bench --sizes 4Ki 1Mi 16Mi --samples 9
+    } 2>&1 | tee "$out/cpu.txt"
 }
 
 case "${1:-}" in
