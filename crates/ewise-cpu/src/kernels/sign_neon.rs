@@ -26,9 +26,8 @@
 //! back as the four compare-and-mask instructions of its portable loop, `vcagtq` with
 //! zero as six integer ones), so only assembly keeps the counts above.
 //!
-//! AArch64 has no streaming store that skips reading a line the way x86's does, and the
-//! portable streaming path copies each block with plain stores; so here the streaming
-//! entry points write straight to the output with plain stores, saving that copy.
+//! The streaming entry points are the plain ones: ewise has no non-temporal stores on
+//! aarch64 ([`super::stream::NON_TEMPORAL`]).
 //!
 //! The float compares read FPCR: with FZ (flush-to-zero, bit 24), or FEAT_AFP's FIZ or
 //! AH (bits 0 and 1), a subnormal input compares as zero, and with the invalid or input
@@ -82,7 +81,7 @@ fn for_map<M: Simd>() -> Kernel {
         in_size: std::mem::size_of::<M::In>(),
         out_size: std::mem::size_of::<M::In>(),
         map: map_bytes::<M>,
-        map_stream: map_bytes_stream::<M>,
+        map_stream: map_bytes::<M>,
         map_in_place: Some(map_bytes_in_place::<M>),
         map_in_place_stream: Some(map_bytes_in_place::<M>),
         transpose: <Portable as Isa>::transpose,
@@ -91,13 +90,6 @@ fn for_map<M: Simd>() -> Kernel {
 
 fn map_bytes<M: Simd>(src: &[u8], dst: &mut [u8]) {
     slice::map_bytes_with::<M>(src, dst, map::<M>);
-}
-
-fn map_bytes_stream<M: Simd>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_stream_with::<M>(src, dst, map::<M>, |s, d| {
-        map::<M>(s, d);
-        true
-    });
 }
 
 fn map_bytes_in_place<M: Simd>(data: &mut [u8]) {

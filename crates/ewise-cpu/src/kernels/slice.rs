@@ -2,9 +2,10 @@
 //!
 //! The byte entry points take element-aligned byte ranges when they can (a zero-copy
 //! cast) and otherwise bounce the data through aligned stack chunks, so callers may hand
-//! any byte slice whose length is a whole number of elements. The streaming variants
-//! compute blocks into a cache-resident buffer and write them out with non-temporal
-//! stores, for outputs too large to stay in cache.
+//! any byte slice whose length is a whole number of elements. The streaming variants, for
+//! outputs too large to stay in cache, compute blocks into a cache-resident buffer and
+//! write them out with non-temporal stores on x86-64; targets without such stores write
+//! the output directly.
 
 use bytemuck::Zeroable;
 
@@ -90,13 +91,17 @@ pub(crate) fn map_bytes_stream<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
 /// [`map_bytes_stream`] with `map` as the slice loop and `map_stream` as its streaming
 /// form, which like [`Isa::map_stream`] returns `false`, having done nothing, where it
 /// has no loop of its own; element-misaligned slices and that case stream in blocks
-/// computed by `map`.
+/// computed by `map`. Targets without non-temporal stores ([`stream::NON_TEMPORAL`])
+/// map straight into `dst`.
 pub(crate) fn map_bytes_stream_with<M: Map>(
     src: &[u8],
     dst: &mut [u8],
     map: impl Fn(&[M::In], &mut [M::Out]) + Copy,
     map_stream: impl Fn(&[M::In], &mut [M::Out]) -> bool,
 ) {
+    if !stream::NON_TEMPORAL {
+        return map_bytes_with::<M>(src, dst, map);
+    }
     if let (Ok(s), Ok(d)) = (
         bytemuck::try_cast_slice::<u8, M::In>(src),
         bytemuck::try_cast_slice_mut::<u8, M::Out>(dst),
@@ -120,8 +125,12 @@ pub(crate) fn map_bytes_stream_with<M: Map>(
     stream::fence();
 }
 
-/// [`map_bytes_in_place`] with streaming stores.
+/// [`map_bytes_in_place`] with streaming stores (plain ones, in place, where the target
+/// has none: [`stream::NON_TEMPORAL`]).
 pub(crate) fn map_bytes_in_place_stream<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mut [u8]) {
+    if !stream::NON_TEMPORAL {
+        return map_bytes_in_place::<M, I>(data);
+    }
     let size = std::mem::size_of::<M::In>();
     let per_block = STREAM_BLOCK / size;
     let mut block = [0u64; STREAM_BLOCK / 8];

@@ -1,6 +1,11 @@
 //! Streaming (non-temporal) stores: writing outputs that will not be read soon without
 //! first reading their cache lines.
 
+/// Whether this target has non-temporal stores here (x86-64). Where it has none,
+/// [`copy`] is a plain copy, and the streaming kernels write their outputs directly
+/// rather than through a cache-resident block and a copy.
+pub(crate) const NON_TEMPORAL: bool = cfg!(target_arch = "x86_64");
+
 /// Copies `src` into `dst` (same length), with non-temporal stores for the 16-byte
 /// aligned middle on x86-64 and plain copies elsewhere. Callers finish a sequence of
 /// these with [`fence`].
