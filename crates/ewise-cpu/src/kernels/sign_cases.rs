@@ -6,6 +6,7 @@ use ewise_core::reference::sign_bits;
 use ewise_core::{DataType, NanPolicy};
 
 use super::Kernel;
+use crate::Buffer;
 
 /// An instruction set's SIGN kernel for a type and NaN policy, where it has one.
 pub(super) type KernelFor = fn(DataType, NanPolicy) -> Option<Kernel>;
@@ -40,6 +41,20 @@ fn edges(t: DataType) -> Vec<u64> {
 /// floats itself.
 pub(super) type Cases = Vec<(NanPolicy, Vec<u8>, Vec<u8>)>;
 
+/// The reference's SIGN of each `t` element of `input`.
+fn reference(t: DataType, input: &[u8], policy: NanPolicy) -> Vec<u8> {
+    let w = t.size_in_bytes().expect("a sized type") as usize;
+    input
+        .chunks(w)
+        .flat_map(|c| {
+            let mut b = [0u8; 8];
+            b[..w].copy_from_slice(c);
+            let bits = sign_bits(t, u64::from_ne_bytes(b), policy).unwrap();
+            bits.to_ne_bytes()[..w].to_vec()
+        })
+        .collect()
+}
+
 fn cases(t: DataType) -> Cases {
     let w = t.size_in_bytes().expect("a sized type") as usize;
     let values = edges(t);
@@ -49,15 +64,7 @@ fn cases(t: DataType) -> Cases {
             let input: Vec<u8> = (0..len)
                 .flat_map(|i| values[(i * 7 + len) % values.len()].to_ne_bytes()[..w].to_vec())
                 .collect();
-            let want: Vec<u8> = input
-                .chunks(w)
-                .flat_map(|c| {
-                    let mut b = [0u8; 8];
-                    b[..w].copy_from_slice(c);
-                    let bits = sign_bits(t, u64::from_ne_bytes(b), policy).unwrap();
-                    bits.to_ne_bytes()[..w].to_vec()
-                })
-                .collect();
+            let want = reference(t, &input, policy);
             cases.push((policy, input, want));
         }
     }
@@ -96,4 +103,32 @@ pub(super) fn all_cases(kernel: KernelFor) -> Vec<(DataType, Cases)> {
         .filter(|&t| kernel(t, NanPolicy::Zero).is_some())
         .map(|t| (t, cases(t)))
         .collect()
+}
+
+/// Inputs longer than L1 (where a kernel may walk back to front, by where the output
+/// lies) through `kernel`, with the output at several distances past the input modulo
+/// 4 KiB and in place.
+pub(super) fn check_placements(kernel: KernelFor, t: DataType) {
+    let w = t.size_in_bytes().expect("a sized type") as usize;
+    let values = edges(t);
+    let len = 40_003;
+    let input: Vec<u8> = (0..len)
+        .flat_map(|i| values[i * 7 % values.len()].to_ne_bytes()[..w].to_vec())
+        .collect();
+    let bytes = input.len();
+    let room = bytes.div_ceil(4096) * 4096;
+    for policy in NanPolicy::ALL {
+        let k = kernel(t, policy).expect("a kernel for the type");
+        let want = reference(t, &input, policy);
+        for gap in [0, 64, 80, 1024, 2040, 2048, 4032] {
+            let mut memory = Buffer::zeroed(room + gap + bytes);
+            memory[..bytes].copy_from_slice(&input);
+            let (src, rest) = memory.split_at_mut(room + gap);
+            (k.map)(&src[..bytes], &mut rest[..bytes]);
+            assert!(rest[..bytes] == want[..], "{t} {policy} gap {gap}");
+        }
+        let mut data = Buffer::from_bytes(&input);
+        (k.map_in_place.expect("SIGN maps in place"))(&mut data);
+        assert!(data[..] == want[..], "{t} {policy} in place");
+    }
 }

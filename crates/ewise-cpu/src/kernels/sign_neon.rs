@@ -401,7 +401,7 @@ neon_simd!([] SignUnsigned<u32>, u32, uint32x4_t, vld1q_u32, vst1q_u32, false, |
 
 #[cfg(test)]
 mod tests {
-    use super::super::sign_cases::{all_cases, check};
+    use super::super::sign_cases::{all_cases, check, check_placements};
     use super::*;
 
     fn fpcr() -> u64 {
@@ -426,6 +426,7 @@ mod tests {
     fn every_type_matches_the_reference_at_every_length_and_offset() {
         for (t, cases) in all_cases(kernel) {
             check(kernel, t, &cases);
+            check_placements(kernel, t);
         }
     }
 
