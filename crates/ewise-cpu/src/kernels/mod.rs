@@ -4,6 +4,40 @@
 //! runs of bytes. Each kernel is one monomorphized loop per (operator, data type, NaN
 //! policy or mode), so the hot loop holds no run-time choices.
 
+/// `Some($make)` with `$m` naming the SIGN operation ([`ops::SignFloat`],
+/// [`ops::SignSigned`] or [`ops::SignUnsigned`]) of `$data_type` under `$policy`; `None`
+/// for types SIGN does not take. One table for every instruction set's kernels.
+macro_rules! sign_kernel {
+    ($data_type:expr, $policy:expr, |$m:ident| $make:expr) => {{
+        use ewise_core::{DataType as T, NanPolicy as P};
+        use $crate::kernels::formats::{BF16, F16, F32, F64};
+        use $crate::kernels::ops::{SignFloat, SignSigned, SignUnsigned};
+        match ($data_type, $policy) {
+            (T::Float32, P::Zero) => sign_kernel!(@ $m = SignFloat<F32, false>, $make),
+            (T::Float32, P::Propagate) => sign_kernel!(@ $m = SignFloat<F32, true>, $make),
+            (T::Float64, P::Zero) => sign_kernel!(@ $m = SignFloat<F64, false>, $make),
+            (T::Float64, P::Propagate) => sign_kernel!(@ $m = SignFloat<F64, true>, $make),
+            (T::Float16, P::Zero) => sign_kernel!(@ $m = SignFloat<F16, false>, $make),
+            (T::Float16, P::Propagate) => sign_kernel!(@ $m = SignFloat<F16, true>, $make),
+            (T::Bfloat16, P::Zero) => sign_kernel!(@ $m = SignFloat<BF16, false>, $make),
+            (T::Bfloat16, P::Propagate) => sign_kernel!(@ $m = SignFloat<BF16, true>, $make),
+            (T::Int8, _) => sign_kernel!(@ $m = SignSigned<i8>, $make),
+            (T::Int16, _) => sign_kernel!(@ $m = SignSigned<i16>, $make),
+            (T::Int32, _) => sign_kernel!(@ $m = SignSigned<i32>, $make),
+            (T::Int64, _) => sign_kernel!(@ $m = SignSigned<i64>, $make),
+            (T::Uint8, _) => sign_kernel!(@ $m = SignUnsigned<u8>, $make),
+            (T::Uint16, _) => sign_kernel!(@ $m = SignUnsigned<u16>, $make),
+            (T::Uint32, _) => sign_kernel!(@ $m = SignUnsigned<u32>, $make),
+            (T::Uint64, _) => sign_kernel!(@ $m = SignUnsigned<u64>, $make),
+            _ => None,
+        }
+    }};
+    (@ $m:ident = $t:ty, $make:expr) => {{
+        type $m = $t;
+        Some($make)
+    }};
+}
+
 mod formats;
 #[cfg(target_arch = "x86_64")]
 mod is_infinity_avx2;
@@ -23,7 +57,7 @@ use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc};
 
 use formats::{FloatFormat, BF16, F16, F32, F64, F8E5M2};
 use isa::{InstructionSet, Isa, Portable};
-use ops::{AllFalse, IsInfinity, Map, SignFloat, SignSigned, SignUnsigned};
+use ops::{AllFalse, IsInfinity, Map};
 
 /// A type-erased kernel: byte slices in, byte slices out.
 #[derive(Clone, Copy)]
@@ -74,13 +108,6 @@ fn in_place<M: Map<Out = <M as Map>::In>, I: Isa>() -> Kernel {
     }
 }
 
-fn sign_float<F: FloatFormat, I: Isa>(policy: NanPolicy) -> Kernel {
-    match policy {
-        NanPolicy::Zero => in_place::<SignFloat<F, false>, I>(),
-        NanPolicy::Propagate => in_place::<SignFloat<F, true>, I>(),
-    }
-}
-
 fn is_infinity_float<F: FloatFormat, I: Isa>(mode: InfinityMode) -> Kernel {
     match mode {
         InfinityMode::Either => plain::<IsInfinity<F, { ops::EITHER }>, I>(),
@@ -91,21 +118,7 @@ fn is_infinity_float<F: FloatFormat, I: Isa>(mode: InfinityMode) -> Kernel {
 }
 
 fn sign_for<I: Isa>(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
-    Some(match data_type {
-        DataType::Float32 => sign_float::<F32, I>(policy),
-        DataType::Float64 => sign_float::<F64, I>(policy),
-        DataType::Float16 => sign_float::<F16, I>(policy),
-        DataType::Bfloat16 => sign_float::<BF16, I>(policy),
-        DataType::Int8 => in_place::<SignSigned<i8>, I>(),
-        DataType::Int16 => in_place::<SignSigned<i16>, I>(),
-        DataType::Int32 => in_place::<SignSigned<i32>, I>(),
-        DataType::Int64 => in_place::<SignSigned<i64>, I>(),
-        DataType::Uint8 => in_place::<SignUnsigned<u8>, I>(),
-        DataType::Uint16 => in_place::<SignUnsigned<u16>, I>(),
-        DataType::Uint32 => in_place::<SignUnsigned<u32>, I>(),
-        DataType::Uint64 => in_place::<SignUnsigned<u64>, I>(),
-        _ => return None,
-    })
+    sign_kernel!(data_type, policy, |M| in_place::<M, I>())
 }
 
 fn is_infinity_for<I: Isa>(data_type: DataType, mode: InfinityMode) -> Option<Kernel> {

@@ -54,25 +54,7 @@ use super::{slice, Kernel};
 ///
 /// Callers hand it out only where AVX2 was detected, as for [`super::isa::Avx2`].
 pub(super) fn kernel(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
-    Some(match (data_type, policy) {
-        (DataType::Float32, NanPolicy::Zero) => for_map::<SignFloat<F32, false>>(),
-        (DataType::Float32, NanPolicy::Propagate) => for_map::<SignFloat<F32, true>>(),
-        (DataType::Float64, NanPolicy::Zero) => for_map::<SignFloat<F64, false>>(),
-        (DataType::Float64, NanPolicy::Propagate) => for_map::<SignFloat<F64, true>>(),
-        (DataType::Float16, NanPolicy::Zero) => for_map::<SignFloat<F16, false>>(),
-        (DataType::Float16, NanPolicy::Propagate) => for_map::<SignFloat<F16, true>>(),
-        (DataType::Bfloat16, NanPolicy::Zero) => for_map::<SignFloat<BF16, false>>(),
-        (DataType::Bfloat16, NanPolicy::Propagate) => for_map::<SignFloat<BF16, true>>(),
-        (DataType::Int8, _) => for_map::<SignSigned<i8>>(),
-        (DataType::Int16, _) => for_map::<SignSigned<i16>>(),
-        (DataType::Int32, _) => for_map::<SignSigned<i32>>(),
-        (DataType::Int64, _) => for_map::<SignSigned<i64>>(),
-        (DataType::Uint8, _) => for_map::<SignUnsigned<u8>>(),
-        (DataType::Uint16, _) => for_map::<SignUnsigned<u16>>(),
-        (DataType::Uint32, _) => for_map::<SignUnsigned<u32>>(),
-        (DataType::Uint64, _) => for_map::<SignUnsigned<u64>>(),
-        _ => return None,
-    })
+    sign_kernel!(data_type, policy, |M| for_map::<M>())
 }
 
 fn for_map<M: Simd>() -> Kernel {

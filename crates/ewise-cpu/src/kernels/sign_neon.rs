@@ -9,6 +9,7 @@
 //! | int8, int16, int32 | 2 | 2 | 4 |
 //! | int64 | 3 | 3 | 4 |
 //! | uint8, uint16, uint32 | 1 | 1 | 2 |
+//! | uint64 | 2 | 2 | 2 |
 //!
 //! - float32 and float64: `facgt` with zero (|x| > 0) is false exactly for ±0 and NaN;
 //!   `sri` by one bit of `ONE << 1` keeps each lane's sign bit and puts 1.0's bits under
@@ -19,7 +20,8 @@
 //!   a non-zero test (`cmtst`) and a `bit` do.
 //! - signed 8- to 32-bit integers: `smax` with -1 then `smin` with 1; 64-bit (no `smax`
 //!   for 64-bit lanes): the `x < 0` mask (-1) minus the `x > 0` mask.
-//! - unsigned 8- to 32-bit: `umin` with 1. Unsigned 64-bit keeps the compiler's two.
+//! - unsigned 8- to 32-bit: `umin` with 1; 64-bit (no `umin` for 64-bit lanes): `cmtst`
+//!   of each lane with itself and a shift right by 63, two like the compiler's.
 //!
 //! The vector bodies are inline assembly: LLVM rewrites NEON intrinsics into its own
 //! canonical forms and selects its own instructions again (a `vmaxq`/`vminq` clamp came
@@ -53,27 +55,10 @@ use super::isa::{Isa, Portable};
 use super::ops::{Map, SignFloat, SignSigned, SignUnsigned};
 use super::{slice, Kernel};
 
-/// The NEON SIGN kernel for a data type and NaN policy; `None` where the compiler's
-/// loops serve instead (unsigned 64-bit integers).
+/// The NEON SIGN kernel for a data type and NaN policy; `None` for types SIGN does not
+/// take.
 pub(super) fn kernel(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
-    Some(match (data_type, policy) {
-        (DataType::Float32, NanPolicy::Zero) => for_map::<SignFloat<F32, false>>(),
-        (DataType::Float32, NanPolicy::Propagate) => for_map::<SignFloat<F32, true>>(),
-        (DataType::Float64, NanPolicy::Zero) => for_map::<SignFloat<F64, false>>(),
-        (DataType::Float64, NanPolicy::Propagate) => for_map::<SignFloat<F64, true>>(),
-        (DataType::Float16, NanPolicy::Zero) => for_map::<SignFloat<F16, false>>(),
-        (DataType::Float16, NanPolicy::Propagate) => for_map::<SignFloat<F16, true>>(),
-        (DataType::Bfloat16, NanPolicy::Zero) => for_map::<SignFloat<BF16, false>>(),
-        (DataType::Bfloat16, NanPolicy::Propagate) => for_map::<SignFloat<BF16, true>>(),
-        (DataType::Int8, _) => for_map::<SignSigned<i8>>(),
-        (DataType::Int16, _) => for_map::<SignSigned<i16>>(),
-        (DataType::Int32, _) => for_map::<SignSigned<i32>>(),
-        (DataType::Int64, _) => for_map::<SignSigned<i64>>(),
-        (DataType::Uint8, _) => for_map::<SignUnsigned<u8>>(),
-        (DataType::Uint16, _) => for_map::<SignUnsigned<u16>>(),
-        (DataType::Uint32, _) => for_map::<SignUnsigned<u32>>(),
-        _ => return None,
-    })
+    sign_kernel!(data_type, policy, |M| for_map::<M>())
 }
 
 fn for_map<M: Simd>() -> Kernel {
@@ -383,6 +368,24 @@ clamp!(sign_u8, uint8x16_t, "16b", vdupq_n_u8, "umin" 1);
 clamp!(sign_u16, uint16x8_t, "8h", vdupq_n_u16, "umin" 1);
 clamp!(sign_u32, uint32x4_t, "4s", vdupq_n_u32, "umin" 1);
 
+/// Unsigned SIGN of 64-bit lanes: all ones where non-zero (`cmtst`), shifted to 1.
+#[inline]
+#[target_feature(enable = "neon")]
+#[allow(unsafe_code)]
+fn sign_u64(x: uint64x2_t) -> uint64x2_t {
+    let mut sign = x;
+    // SAFETY: register-only NEON instructions, on registers the compiler chose.
+    unsafe {
+        asm!(
+            "cmtst {s:v}.2d, {s:v}.2d, {s:v}.2d",
+            "ushr {s:v}.2d, {s:v}.2d, #63",
+            s = inout(vreg) sign,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    sign
+}
+
 neon_simd!([const P: bool] SignFloat<F32, P>, u32, uint32x4_t, vld1q_u32, vst1q_u32, true,
     |x| sign_f32::<P>(x));
 neon_simd!([const P: bool] SignFloat<F64, P>, u64, uint64x2_t, vld1q_u64, vst1q_u64, true,
@@ -398,6 +401,7 @@ neon_simd!([] SignSigned<i64>, i64, int64x2_t, vld1q_s64, vst1q_s64, false, |x| 
 neon_simd!([] SignUnsigned<u8>, u8, uint8x16_t, vld1q_u8, vst1q_u8, false, |x| sign_u8(x));
 neon_simd!([] SignUnsigned<u16>, u16, uint16x8_t, vld1q_u16, vst1q_u16, false, |x| sign_u16(x));
 neon_simd!([] SignUnsigned<u32>, u32, uint32x4_t, vld1q_u32, vst1q_u32, false, |x| sign_u32(x));
+neon_simd!([] SignUnsigned<u64>, u64, uint64x2_t, vld1q_u64, vst1q_u64, false, |x| sign_u64(x));
 
 #[cfg(test)]
 mod tests {
