@@ -143,11 +143,11 @@ impl Isa for Avx2 {
 pub enum InstructionSet {
     /// The target's baseline, vectorized by the compiler.
     Portable,
-    /// x86-64 AVX2: SIGN and IS_INFINITY in intrinsics where they pay, the compiler's
-    /// loops in 256-bit vectors elsewhere.
+    /// x86-64 AVX2: hand-written SIGN and IS_INFINITY loops, the compiler's loops in
+    /// 256-bit vectors elsewhere.
     Avx2,
-    /// aarch64 NEON: SIGN in intrinsics where they pay, the compiler's NEON loops (the
-    /// portable ones) elsewhere.
+    /// aarch64 NEON: hand-written SIGN loops, the compiler's NEON loops (the portable
+    /// ones) for IS_INFINITY.
     Neon,
 }
 

@@ -144,12 +144,9 @@ pub(crate) fn sign_on(
 ) -> Option<Kernel> {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx2 => sign_avx2::kernel(data_type, policy)
-            .or_else(|| sign_for::<isa::Avx2>(data_type, policy)),
+        InstructionSet::Avx2 => sign_avx2::kernel(data_type, policy),
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        InstructionSet::Neon => {
-            sign_neon::kernel(data_type, policy).or_else(|| sign_for::<Portable>(data_type, policy))
-        }
+        InstructionSet::Neon => sign_neon::kernel(data_type, policy),
         _ => sign_for::<Portable>(data_type, policy),
     }
 }

@@ -16,9 +16,9 @@
 //!   two: 9-12% faster at 64 Ki on Zen 1. 64-bit: a compare and mask.
 //!
 //! The loop runs back to front where the output lies a little past the input modulo
-//! 4 KiB and the data outgrows L1 (see [`stores_alias_following_loads`]): that took
-//! int8 and int16 SIGN at 64 Ki elements from 0.73-0.76 of the copy to 0.95-0.97 on
-//! Zen 1, in `ewise bench`, whose buffers sit that way.
+//! 4 KiB and the data outgrows L1 (see [`stores_alias_following_loads`]): with the
+//! `vpminu` above, that took int8 and int16 SIGN at 64 Ki elements from 0.71-0.79 of the
+//! copy to 0.88-0.92 on Zen 1, in `ewise bench`, whose buffers sit that way.
 //!
 //! On cores that run each 256-bit operation as two 128-bit halves (AMD Zen 1) those
 //! operations, not memory, set the speed in cache: 0.53-0.57 of a copy for float32 with
@@ -187,6 +187,20 @@ unsafe fn run<M: Simd, const STREAM: bool>(src: *const M::In, dst: *mut M::In, n
         // SAFETY: the callers pass `i < n`; the element is read before it is written.
         unsafe { *dst.add(i) = M::apply(*src.add(i)) }
     };
+    let four = |i: usize| {
+        // SAFETY: the callers pass `i + 4 * lanes <= n` and, with `STREAM`, a 32-byte
+        // aligned `dst + i`; all four vectors are loaded before any is stored.
+        unsafe {
+            let v = [0, 1, 2, 3].map(|k| M::vector(M::load(src.add(i + k * lanes))));
+            for (k, v) in v.into_iter().enumerate() {
+                M::store::<STREAM>(dst.add(i + k * lanes), v);
+            }
+        }
+    };
+    let one = |i: usize| {
+        // SAFETY: as for `four`, for one vector.
+        unsafe { M::store::<STREAM>(dst.add(i), M::vector(M::load(src.add(i)))) }
+    };
     if !STREAM
         && n * std::mem::size_of::<M::In>() >= ALIASING_MATTERS
         && stores_alias_following_loads(src, dst)
@@ -195,18 +209,11 @@ unsafe fn run<M: Simd, const STREAM: bool>(src: *const M::In, dst: *mut M::In, n
         (i..n).for_each(scalar);
         while i >= 4 * lanes {
             i -= 4 * lanes;
-            // SAFETY: elements `i .. i + 4 * lanes` are in bounds.
-            unsafe {
-                let v = [0, 1, 2, 3].map(|k| M::vector(M::load(src.add(i + k * lanes))));
-                for (k, v) in v.into_iter().enumerate() {
-                    M::store::<false>(dst.add(i + k * lanes), v);
-                }
-            }
+            four(i);
         }
         while i >= lanes {
             i -= lanes;
-            // SAFETY: as above, for one vector.
-            unsafe { M::store::<false>(dst.add(i), M::vector(M::load(src.add(i)))) };
+            one(i);
         }
         return;
     }
@@ -215,21 +222,15 @@ unsafe fn run<M: Simd, const STREAM: bool>(src: *const M::In, dst: *mut M::In, n
         false => 0,
     };
     (0..head).for_each(scalar);
+    // With `STREAM`, `dst + i` stays 32-byte aligned: the head was peeled and each step
+    // is a whole number of vectors.
     let mut i = head;
     while i + 4 * lanes <= n {
-        // SAFETY: elements `i .. i + 4 * lanes` are in bounds; with `STREAM`, `dst + i`
-        // is 32-byte aligned (the head was peeled and each step is 128 bytes).
-        unsafe {
-            let v = [0, 1, 2, 3].map(|k| M::vector(M::load(src.add(i + k * lanes))));
-            for (k, v) in v.into_iter().enumerate() {
-                M::store::<STREAM>(dst.add(i + k * lanes), v);
-            }
-        }
+        four(i);
         i += 4 * lanes;
     }
     while i + lanes <= n {
-        // SAFETY: as above, for one vector.
-        unsafe { M::store::<STREAM>(dst.add(i), M::vector(M::load(src.add(i)))) };
+        one(i);
         i += lanes;
     }
     (i..n).for_each(scalar);
@@ -392,6 +393,7 @@ int_simd!(SignSigned<i64>, i64, |x| {
     let zero = _mm256_setzero_si256();
     _mm256_sub_epi64(_mm256_cmpgt_epi64(zero, x), _mm256_cmpgt_epi64(x, zero))
 });
+
 /// `vpminu{suffix}` of `x` with a vector of ones, in assembly: LLVM turns the intrinsic
 /// back into a compare and a mask, two operations.
 macro_rules! min_with_one {

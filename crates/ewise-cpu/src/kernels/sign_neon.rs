@@ -39,14 +39,13 @@
 //! invalid-operation flag (IOC) on any NaN input, and the input-denormal flag; the
 //! results are the same bits either way.
 
-use std::arch::asm;
-
 use std::arch::aarch64::{
     int16x8_t, int32x4_t, int64x2_t, int8x16_t, uint16x8_t, uint32x4_t, uint64x2_t, uint8x16_t,
     vdupq_n_s16, vdupq_n_s32, vdupq_n_s8, vdupq_n_u16, vdupq_n_u32, vdupq_n_u64, vdupq_n_u8,
     vld1q_s16, vld1q_s32, vld1q_s64, vld1q_s8, vld1q_u16, vld1q_u32, vld1q_u64, vld1q_u8,
     vst1q_s16, vst1q_s32, vst1q_s64, vst1q_s8, vst1q_u16, vst1q_u32, vst1q_u64, vst1q_u8,
 };
+use std::arch::asm;
 
 use ewise_core::{DataType, NanPolicy};
 
