@@ -47,7 +47,7 @@ use ewise_core::{DataType, NanPolicy};
 use super::formats::{FloatFormat, BF16, F16, F32, F64};
 use super::isa::{Avx2, Isa};
 use super::ops::{Map, SignFloat, SignSigned, SignUnsigned};
-use super::{slice, Kernel};
+use super::{slice, stream, Kernel};
 
 /// The AVX2 SIGN kernel for a data type and NaN policy; `None` for types SIGN does not
 /// take.
@@ -171,8 +171,9 @@ fn stores_alias_following_loads<T>(src: *const T, dst: *const T) -> bool {
 
 /// SIGN of the `n` elements at `src` into the `n` at `dst`, which may be the same
 /// memory (in place) but otherwise must not overlap. With `STREAM`, whole vectors from
-/// the first 32-byte aligned output address on are written with streaming stores and
-/// the call ends with `sfence`; without, where [`stores_alias_following_loads`] (from
+/// the first 32-byte aligned output address on are written with streaming stores, the
+/// input is prefetched [`stream::PREFETCH_DISTANCE`] ahead, and the call ends with
+/// `sfence`; without, where [`stores_alias_following_loads`] (from
 /// [`ALIASING_MATTERS`] bytes on), the vectors go back to front.
 ///
 /// # Safety
@@ -188,6 +189,11 @@ unsafe fn run<M: Simd, const STREAM: bool>(src: *const M::In, dst: *mut M::In, n
         unsafe { *dst.add(i) = M::apply(*src.add(i)) }
     };
     let four = |i: usize| {
+        if STREAM {
+            let at = src.wrapping_add(i).cast::<u8>();
+            stream::prefetch_l1(at.wrapping_add(stream::PREFETCH_DISTANCE));
+            stream::prefetch_l1(at.wrapping_add(stream::PREFETCH_DISTANCE + 64));
+        }
         // SAFETY: the callers pass `i + 4 * lanes <= n` and, with `STREAM`, a 32-byte
         // aligned `dst + i`; all four vectors are loaded before any is stored.
         unsafe {

@@ -6,8 +6,15 @@
 /// rather than through a cache-resident block and a copy.
 pub(crate) const NON_TEMPORAL: bool = cfg!(target_arch = "x86_64");
 
+/// How far ahead of their reads, in bytes, the streaming loops prefetch their input into
+/// L1. Without it, reads of a stream larger than the caches run 10-15% slower on Zen 1
+/// (the hardware prefetchers alone keep too few lines in flight); 512 bytes measured
+/// ahead of 1024 and 2048 there.
+pub(crate) const PREFETCH_DISTANCE: usize = 512;
+
 /// Copies `src` into `dst` (same length), with non-temporal stores for the 16-byte
-/// aligned middle on x86-64 and plain copies elsewhere. Callers finish a sequence of
+/// aligned middle on x86-64, prefetching `src` [`PREFETCH_DISTANCE`] ahead, and plain
+/// copies elsewhere. Callers finish a sequence of
 /// these with [`fence`].
 #[inline]
 pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
@@ -22,24 +29,42 @@ pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
 fn copy_x86(dst: &mut [u8], src: &[u8]) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     let len = dst.len().min(src.len());
     let head = dst.as_ptr().align_offset(16).min(len);
     dst[..head].copy_from_slice(&src[..head]);
     let body = (len - head) / 16 * 16;
     let (d, s) = (&mut dst[head..head + body], &src[head..head + body]);
-    for (dc, sc) in d.chunks_exact_mut(16).zip(s.chunks_exact(16)) {
-        // SAFETY: `sc` and `dc` are 16 bytes each; the load is unaligned-tolerant and
-        // `dc` starts 16-byte aligned (the head was peeled above), as `_mm_stream_si128`
-        // requires. SSE2 is part of the x86-64 baseline.
-        unsafe {
-            let v = _mm_loadu_si128(sc.as_ptr().cast::<__m128i>());
-            _mm_stream_si128(dc.as_mut_ptr().cast::<__m128i>(), v);
+    for (dl, sl) in d.chunks_exact_mut(64).zip(s.chunks_exact(64)) {
+        prefetch_l1(sl.as_ptr().wrapping_add(PREFETCH_DISTANCE));
+        for (dc, sc) in dl.chunks_exact_mut(16).zip(sl.chunks_exact(16)) {
+            stream16(dc, sc);
         }
     }
+    let rest = body / 64 * 64;
+    for (dc, sc) in d[rest..]
+        .chunks_exact_mut(16)
+        .zip(s[rest..].chunks_exact(16))
+    {
+        stream16(dc, sc);
+    }
     dst[head + body..len].copy_from_slice(&src[head + body..len]);
+}
+
+/// Copies the 16 bytes of `src` into `dst` with a non-temporal store.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline(always)]
+fn stream16(dst: &mut [u8], src: &[u8]) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+    assert!(dst.len() == 16 && src.len() == 16);
+    // SAFETY: both are 16 bytes (checked above); the load is unaligned-tolerant and the
+    // callers pass a 16-byte aligned `dst`, as `_mm_stream_si128` requires. SSE2 is part
+    // of the x86-64 baseline.
+    unsafe {
+        let v = _mm_loadu_si128(src.as_ptr().cast::<__m128i>());
+        _mm_stream_si128(dst.as_mut_ptr().cast::<__m128i>(), v);
+    }
 }
 
 /// Orders earlier streaming stores before any later store (`sfence` on x86-64).
@@ -51,6 +76,21 @@ pub(crate) fn fence() {
     unsafe {
         std::arch::x86_64::_mm_sfence();
     }
+}
+
+/// Asks for the cache line holding `addr` to be brought into the first-level cache
+/// (`prefetcht0` on x86-64; nothing elsewhere). A hint only: `addr` may lie anywhere,
+/// even outside any allocation, as a prefetch never faults and never changes memory.
+#[inline(always)]
+pub(crate) fn prefetch_l1(addr: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: a prefetch is a hint with no architectural effect, valid for any address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(addr.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
 }
 
 /// Asks for the cache lines of `data` to be brought into the second-level cache ahead
