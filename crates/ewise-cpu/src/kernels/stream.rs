@@ -29,6 +29,7 @@ pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
 }
 
 #[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
 fn copy_x86(dst: &mut [u8], src: &[u8]) {
     let len = dst.len().min(src.len());
     let head = dst.as_ptr().align_offset(16).min(len);
@@ -38,7 +39,9 @@ fn copy_x86(dst: &mut [u8], src: &[u8]) {
     for (dl, sl) in d.chunks_exact_mut(64).zip(s.chunks_exact(64)) {
         prefetch_l1(sl.as_ptr().wrapping_add(PREFETCH_DISTANCE));
         for (dc, sc) in dl.chunks_exact_mut(16).zip(sl.chunks_exact(16)) {
-            stream16(dc, sc);
+            // SAFETY: 16 bytes each, and `dc` is 16-byte aligned: `d` starts so (the head
+            // was peeled above) and every chunk is a multiple of 16 bytes into it.
+            unsafe { stream16(dc.as_mut_ptr(), sc.as_ptr()) };
         }
     }
     let rest = body / 64 * 64;
@@ -46,25 +49,25 @@ fn copy_x86(dst: &mut [u8], src: &[u8]) {
         .chunks_exact_mut(16)
         .zip(s[rest..].chunks_exact(16))
     {
-        stream16(dc, sc);
+        // SAFETY: as above.
+        unsafe { stream16(dc.as_mut_ptr(), sc.as_ptr()) };
     }
     dst[head + body..len].copy_from_slice(&src[head + body..len]);
 }
 
-/// Copies the 16 bytes of `src` into `dst` with a non-temporal store.
+/// Copies the 16 bytes at `src` to `dst` with a non-temporal store.
+///
+/// # Safety
+///
+/// `src` must be readable and `dst` writable for 16 bytes, and `dst` 16-byte aligned.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[inline(always)]
-fn stream16(dst: &mut [u8], src: &[u8]) {
+unsafe fn stream16(dst: *mut u8, src: *const u8) {
     use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
-    assert!(dst.len() == 16 && src.len() == 16);
-    // SAFETY: both are 16 bytes (checked above); the load is unaligned-tolerant and the
-    // callers pass a 16-byte aligned `dst`, as `_mm_stream_si128` requires. SSE2 is part
-    // of the x86-64 baseline.
-    unsafe {
-        let v = _mm_loadu_si128(src.as_ptr().cast::<__m128i>());
-        _mm_stream_si128(dst.as_mut_ptr().cast::<__m128i>(), v);
-    }
+    // SAFETY: as the caller guarantees; the load is unaligned-tolerant. SSE2 is part of
+    // the x86-64 baseline.
+    unsafe { _mm_stream_si128(dst.cast::<__m128i>(), _mm_loadu_si128(src.cast())) }
 }
 
 /// Orders earlier streaming stores before any later store (`sfence` on x86-64).
