@@ -5,7 +5,7 @@
 //! at most two cross-lane or byte shuffles, where the compiler's own loops spend several
 //! shuffles per input vector. Remainders of fewer than 32 elements use the generic
 //! [`slice::map`] loop. The streaming form writes each aligned 64-byte output line with
-//! non-temporal stores and prefetches its input [`stream::PREFETCH_DISTANCE`] ahead.
+//! non-temporal stores and prefetches its input ahead ([`stream::prefetch_ahead`]).
 
 use std::arch::x86_64::{
     __m256i, _mm256_and_si256, _mm256_blend_epi32, _mm256_cmpeq_epi16, _mm256_cmpeq_epi32,
@@ -117,14 +117,7 @@ fn map_stream_avx2<F: Block, const MODE: u32>(src: &[F::Bits], dst: &mut [u8]) {
     let body = (len - head) / 64 * 64;
     let (s, d) = (&src[head..head + body], &mut dst[head..head + body]);
     for (s, d) in s.chunks_exact(64).zip(d.chunks_exact_mut(64)) {
-        let bytes = std::mem::size_of_val(s);
-        for line in (0..bytes).step_by(64) {
-            stream::prefetch_l1(
-                s.as_ptr()
-                    .cast::<u8>()
-                    .wrapping_add(stream::PREFETCH_DISTANCE + line),
-            );
-        }
+        stream::prefetch_ahead(s.as_ptr().cast(), std::mem::size_of_val(s));
         let (s0, s1) = s.split_at(32);
         // SAFETY: AVX2 is enabled on this function.
         let (v0, v1) = unsafe {

@@ -23,7 +23,7 @@
 //! copy to 0.88-0.92 on Zen 1, in `ewise bench`, whose buffers sit that way.
 //!
 //! Streaming calls (outputs larger than the caches) prefetch their input
-//! [`stream::PREFETCH_DISTANCE`] ahead.
+//! ahead ([`stream::prefetch_ahead`]).
 //!
 //! On cores that run each 256-bit operation as two 128-bit halves (AMD Zen 1) those
 //! operations, not memory, set the speed in cache: 0.53-0.57 of a copy for float32 with
@@ -177,7 +177,7 @@ fn stores_alias_following_loads<T>(src: *const T, dst: *const T) -> bool {
 /// SIGN of the `n` elements at `src` into the `n` at `dst`, which may be the same
 /// memory (in place) but otherwise must not overlap. With `STREAM`, whole vectors from
 /// the first 32-byte aligned output address on are written with streaming stores, the
-/// input is prefetched [`stream::PREFETCH_DISTANCE`] ahead, and the call ends with
+/// input is prefetched ahead ([`stream::prefetch_ahead`]), and the call ends with
 /// `sfence`; without, where [`stores_alias_following_loads`] (from
 /// [`ALIASING_MATTERS`] bytes on), the vectors go back to front.
 ///
@@ -195,9 +195,7 @@ unsafe fn run<M: Simd, const STREAM: bool>(src: *const M::In, dst: *mut M::In, n
     };
     let four = |i: usize| {
         if STREAM {
-            let at = src.wrapping_add(i).cast::<u8>();
-            stream::prefetch_l1(at.wrapping_add(stream::PREFETCH_DISTANCE));
-            stream::prefetch_l1(at.wrapping_add(stream::PREFETCH_DISTANCE + 64));
+            stream::prefetch_ahead(src.wrapping_add(i).cast(), 4 * 32);
         }
         // SAFETY: the callers pass `i + 4 * lanes <= n` and, with `STREAM`, a 32-byte
         // aligned `dst + i`; all four vectors are loaded before any is stored.

@@ -11,10 +11,10 @@ pub(crate) const NON_TEMPORAL: bool = cfg!(target_arch = "x86_64");
 /// (the hardware prefetchers alone keep too few lines in flight); 512 bytes measured
 /// ahead of 1024 and 2048 there.
 #[cfg(target_arch = "x86_64")]
-pub(crate) const PREFETCH_DISTANCE: usize = 512;
+const PREFETCH_DISTANCE: usize = 512;
 
 /// Copies `src` into `dst` (same length): on x86-64 with non-temporal stores for the
-/// 16-byte aligned middle, prefetching `src` `PREFETCH_DISTANCE` bytes ahead; elsewhere
+/// 16-byte aligned middle, prefetching `src` ahead ([`prefetch_ahead`]); elsewhere
 /// a plain copy. Callers finish a sequence of these with [`fence`].
 #[inline]
 pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
@@ -37,7 +37,7 @@ fn copy_x86(dst: &mut [u8], src: &[u8]) {
     let body = (len - head) / 16 * 16;
     let (d, s) = (&mut dst[head..head + body], &src[head..head + body]);
     for (dl, sl) in d.chunks_exact_mut(64).zip(s.chunks_exact(64)) {
-        prefetch_l1(sl.as_ptr().wrapping_add(PREFETCH_DISTANCE));
+        prefetch_ahead(sl.as_ptr(), 64);
         for (dc, sc) in dl.chunks_exact_mut(16).zip(sl.chunks_exact(16)) {
             // SAFETY: 16 bytes each, and `dc` is 16-byte aligned: `d` starts so (the head
             // was peeled above) and every chunk is a multiple of 16 bytes into it.
@@ -81,16 +81,21 @@ pub(crate) fn fence() {
     }
 }
 
-/// Asks for the cache line holding `addr` to be brought into the first-level cache
-/// (`prefetcht0`). A hint only: `addr` may lie anywhere, even outside any allocation, as
-/// a prefetch never faults and never changes memory.
+/// Asks for the `bytes` bytes that lie [`PREFETCH_DISTANCE`] past `at` to be brought
+/// into the first-level cache (`prefetcht0` per 64-byte line), for a loop that has just
+/// reached `at` in a stream it reads front to back. A hint only: the addresses may lie
+/// anywhere, even past the end of the stream, as a prefetch never faults and never
+/// changes memory.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn prefetch_l1(addr: *const u8) {
-    #[allow(unsafe_code)]
-    // SAFETY: a prefetch is a hint with no architectural effect, valid for any address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(addr.cast());
+pub(crate) fn prefetch_ahead(at: *const u8, bytes: usize) {
+    for line in (0..bytes).step_by(64) {
+        let addr = at.wrapping_add(PREFETCH_DISTANCE + line);
+        #[allow(unsafe_code)]
+        // SAFETY: a prefetch is a hint with no architectural effect, valid for any address.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(addr.cast());
+        }
     }
 }
 
