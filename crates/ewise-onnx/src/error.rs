@@ -247,6 +247,28 @@ pub enum Error {
         /// What is wrong and what was expected.
         reason: String,
     },
+    /// External tensor data that ewise will not read: its location leaves the model's
+    /// directory, passes through a symbolic link, or names something other than a
+    /// regular file. Nothing was read from it.
+    #[error("external data location {location:?} of tensor {tensor:?} {reason}; ewise reads only regular files inside the model's directory")]
+    ExternalDataRefused {
+        /// The tensor's name.
+        tensor: String,
+        /// The location, as the model gives it.
+        location: String,
+        /// Why it was refused.
+        reason: Refusal,
+    },
+    /// Memory for data whose size the model claims could not be allocated. The claim
+    /// was within what the file holds, so the model may be sound but too large for this
+    /// process.
+    #[error("cannot allocate {bytes} bytes for {what} (out of memory)")]
+    OutOfMemory {
+        /// What the memory was for, e.g. `the external data of tensor "w"`.
+        what: String,
+        /// The size claimed.
+        bytes: u64,
+    },
     /// A model feature ewise does not implement.
     #[error("{feature} is not supported")]
     Unsupported {
@@ -318,6 +340,84 @@ pub enum Error {
         /// What the device lacks.
         reason: String,
     },
+}
+
+/// Why [`Error::ExternalDataRefused`] refused an external data location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The location is absolute, has a `..` or a drive prefix, or names no file.
+    OutsideDirectory,
+    /// The data file itself is a symbolic link (on Windows, any reparse point).
+    SymbolicLink,
+    /// A directory on the way to the data file is a symbolic link.
+    LinkedDirectory {
+        /// The location's leading components up to and including the link.
+        component: String,
+    },
+    /// A component on the way to the data file is not a directory.
+    NotADirectory {
+        /// The location's leading components up to and including that one.
+        component: String,
+    },
+    /// The data file is not a regular file.
+    NotRegularFile {
+        /// What it is instead.
+        kind: FileKind,
+    },
+}
+
+/// The kinds of file that are not regular files, as [`Refusal::NotRegularFile`] names
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FileKind {
+    /// A directory.
+    Directory,
+    /// A FIFO (named pipe).
+    Fifo,
+    /// A character device, such as `/dev/zero`.
+    CharacterDevice,
+    /// A block device.
+    BlockDevice,
+    /// A Unix domain socket.
+    Socket,
+    /// Anything else the operating system reports that is not a regular file.
+    Other,
+}
+
+impl std::fmt::Display for FileKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FileKind::Directory => "a directory",
+            FileKind::Fifo => "a FIFO (named pipe)",
+            FileKind::CharacterDevice => "a character device",
+            FileKind::BlockDevice => "a block device",
+            FileKind::Socket => "a socket",
+            FileKind::Other => "not a regular file",
+        })
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::OutsideDirectory => f.write_str(
+                "resolves outside the model's directory (it must be a relative path without `..`)",
+            ),
+            Refusal::SymbolicLink => f.write_str("is a symbolic link"),
+            Refusal::LinkedDirectory { component } => {
+                write!(f, "passes through {component:?}, a symbolic link")
+            }
+            Refusal::NotADirectory { component } => {
+                write!(f, "passes through {component:?}, which is not a directory")
+            }
+            Refusal::NotRegularFile {
+                kind: FileKind::Other,
+            } => f.write_str("is not a regular file"),
+            Refusal::NotRegularFile { kind } => write!(f, "is {kind}"),
+        }
+    }
 }
 
 /// `Result` with this crate's [`Error`].

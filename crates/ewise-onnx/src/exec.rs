@@ -395,9 +395,9 @@ pub(crate) fn run(
             Source::Input {
                 default: Some(d), ..
             } if matches!(slots[v], Slot::Empty) => {
-                slots[v] = Slot::Borrowed(&graph.initializers[d].data);
+                slots[v] = Slot::Borrowed(graph.initializers[d].bytes());
             }
-            Source::Initializer(i) => slots[v] = Slot::Borrowed(&graph.initializers[i].data),
+            Source::Initializer(i) => slots[v] = Slot::Borrowed(graph.initializers[i].bytes()),
             _ => {}
         }
     }

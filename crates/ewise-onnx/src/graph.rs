@@ -2,18 +2,20 @@
 //! type and shape checks, and the execution plan (which nodes run, in place or not, and
 //! when each buffer can be reused).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ewise_cpu::{DataType, InfinityMode};
 
 use crate::dtype;
 use crate::error::{Error, Result};
+use crate::external::Reader;
 use crate::opset::{self, OpType, Schema};
 use crate::proto::tensor_shape_proto::dimension;
 use crate::proto::{type_proto, AttributeProto, AttributeType, ModelProto, NodeProto, TypeProto};
-use crate::tensor::{supported_types, Tensor};
+use crate::tensor::{supported_types, TensorHead};
 
 /// One dimension of a declared shape.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -128,18 +130,38 @@ pub(crate) struct PlannedStep {
     pub release: Vec<usize>,
 }
 
+/// An initializer: its element type and shape, and its data when some run reads it.
+#[derive(Debug, Clone)]
+pub(crate) struct Initializer {
+    pub data_type: DataType,
+    pub shape: Vec<usize>,
+    /// The elements' native-order bytes; `None` for an initializer no run reads, whose
+    /// data was never decoded or read from its file. Initializers whose external data
+    /// is the same byte range share these bytes.
+    pub data: Option<Arc<Vec<u8>>>,
+}
+
+impl Initializer {
+    /// The elements' bytes; empty for an initializer no run reads.
+    pub fn bytes(&self) -> &[u8] {
+        self.data.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
 /// A checked graph, ready to run.
 #[derive(Debug, Clone)]
 pub(crate) struct Graph {
     pub opset: i64,
     pub inputs: Vec<ValueInfo>,
     pub outputs: Vec<ValueInfo>,
-    pub initializers: Vec<Tensor>,
+    pub initializers: Vec<Initializer>,
     pub values: Vec<Value>,
     /// Value index of each graph input, then of each graph output.
     pub input_values: Vec<usize>,
     pub output_values: Vec<usize>,
     pub steps: Vec<PlannedStep>,
+    /// The external data files read, each once, in first-use order.
+    pub data_files: Vec<PathBuf>,
 }
 
 fn node_label(index: usize, node: &NodeProto) -> String {
@@ -375,8 +397,9 @@ fn cycle_nodes(nodes: &[NodeProto], producers: &HashMap<&str, usize>) -> Vec<Str
 }
 
 impl Graph {
-    /// Checks and plans the graph of `model`; external initializer data is read relative
-    /// to `base_dir`.
+    /// Checks and plans the graph of `model`, then reads the data of the initializers
+    /// some run reads (external data relative to `base_dir`); the others keep only
+    /// their type and shape.
     pub fn build(model: &ModelProto, base_dir: Option<&Path>) -> Result<Graph> {
         let opset = default_opset(model)?;
         let graph = model.graph.as_ref().ok_or(Error::MissingGraph)?;
@@ -390,6 +413,7 @@ impl Graph {
         }
         let mut b = Builder::default();
         let mut initializer_index: HashMap<&str, usize> = HashMap::new();
+        let mut heads = Vec::with_capacity(graph.initializer.len());
         for (i, proto) in graph.initializer.iter().enumerate() {
             if proto.name.is_empty() {
                 return Err(Error::EmptyName {
@@ -403,7 +427,13 @@ impl Graph {
                     detail: "two initializers".into(),
                 });
             }
-            b.initializers.push(Tensor::from_proto(proto, base_dir)?);
+            let head = TensorHead::parse(proto)?;
+            b.initializers.push(Initializer {
+                data_type: head.data_type,
+                shape: head.shape.clone(),
+                data: None,
+            });
+            heads.push(head);
         }
         let mut inputs = Vec::with_capacity(graph.input.len());
         for (index, info) in graph.input.iter().enumerate() {
@@ -673,6 +703,10 @@ impl Graph {
 
         b.check_declarations(&candidates)?;
         let steps = b.plan(candidates, &output_values);
+        let mut reader = Reader::new(base_dir);
+        for i in b.read_initializers(&steps) {
+            b.initializers[i].data = Some(heads[i].data(&mut reader)?);
+        }
         let input_values = (0..inputs.len()).collect();
         Ok(Graph {
             opset,
@@ -683,6 +717,7 @@ impl Graph {
             input_values,
             output_values,
             steps,
+            data_files: reader.into_files(),
         })
     }
 }
@@ -691,7 +726,7 @@ impl Graph {
 struct Builder {
     values: Vec<Value>,
     ids: HashMap<String, usize>,
-    initializers: Vec<Tensor>,
+    initializers: Vec<Initializer>,
 }
 
 impl Builder {
@@ -800,6 +835,23 @@ impl Builder {
             }
         }
         Ok(())
+    }
+
+    /// The initializers a run of `steps` reads, in index order: those of the values a
+    /// step takes as input and of the graph outputs, for a graph input its default.
+    fn read_initializers(&self, steps: &[PlannedStep]) -> BTreeSet<usize> {
+        let read = steps
+            .iter()
+            .map(|s| s.input)
+            .chain((0..self.values.len()).filter(|&v| self.values[v].is_output));
+        read.filter_map(|v| match self.values[v].source {
+            Source::Initializer(i)
+            | Source::Input {
+                default: Some(i), ..
+            } => Some(i),
+            _ => None,
+        })
+        .collect()
     }
 
     /// Keeps the steps some graph output depends on, and decides in-place execution and

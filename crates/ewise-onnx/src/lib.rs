@@ -74,13 +74,15 @@ pub mod conformance;
 pub mod dtype;
 mod error;
 mod exec;
+mod external;
+mod files;
 mod graph;
 mod model;
 pub mod opset;
 pub mod proto;
 mod tensor;
 
-pub use error::{Error, Result};
+pub use error::{Error, FileKind, Refusal, Result};
 pub use ewise_cpu::{DataType, InfinityMode, NanPolicy};
 pub use exec::RunStats;
 pub use graph::{Dim, Step, ValueInfo};

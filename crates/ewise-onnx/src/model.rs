@@ -1,12 +1,13 @@
 //! [`Model`]: a loaded, checked ONNX model, ready to run any number of times.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ewise_cpu::{DataType, Device, Extensions, NanPolicy};
 use prost::Message;
 
 use crate::error::{Error, Result};
 use crate::exec::{self, RunStats};
+use crate::files;
 use crate::graph::{Graph, Step, ValueInfo};
 use crate::proto::ModelProto;
 use crate::tensor::Tensor;
@@ -36,19 +37,31 @@ pub struct Model {
 
 impl Model {
     /// Reads and checks a `.onnx` file; external tensor data is read relative to the
-    /// file's directory.
+    /// file's directory (see [`Model::from_bytes`]).
+    ///
+    /// `path` may be reached through symbolic links, but must be a regular file: a
+    /// directory, FIFO, device or socket is an [`Error::Io`] saying what it is, given
+    /// without opening it, and the open never blocks. The buffer for the file is
+    /// allocated fallibly ([`Error::OutOfMemory`]).
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = files::read_file(path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         Model::decode(&bytes, Some(base), &path.display().to_string())
     }
 
     /// Decodes and checks a serialized `ModelProto`. External tensor data is read
     /// relative to `base_dir`; without one, a model that has external data is refused.
+    ///
+    /// External data is read only from regular files inside `base_dir`, reached without
+    /// following any symbolic link below it (`base_dir` itself and its ancestors may be
+    /// links); anything else is [`Error::ExternalDataRefused`], and a FIFO never blocks
+    /// the load. Each claimed range is checked against the file's size before memory
+    /// is allocated for it, and that allocation is fallible ([`Error::OutOfMemory`]).
+    /// Only initializers some run can read (inputs of the planned nodes, graph outputs,
+    /// and the defaults of graph inputs that are such) are read; the others keep only
+    /// their type and shape. Initializers naming the same file, offset and length share
+    /// one read. [`Model::data_files`] lists the files read.
     pub fn from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model> {
         Model::decode(bytes, base_dir, "model bytes")
     }
@@ -119,6 +132,17 @@ impl Model {
     #[cfg(feature = "gpu")]
     pub fn gpu(&self) -> Option<&ewise_gpu::GpuDevice> {
         self.gpu.as_ref()
+    }
+
+    /// The external data files this load read, each once, in the order first read:
+    /// `base_dir` joined with each location's components (`.` left out), the path it
+    /// was opened by. Two locations naming one file (e.g. through a hard link) give one
+    /// entry, under the first one's path, so compare file identities rather than paths.
+    /// The `.onnx` file given to [`Model::load`] is not listed; files of initializers
+    /// that were not read (see [`Model::from_bytes`]) are not either. A caller that
+    /// writes files should refuse to write any of these.
+    pub fn data_files(&self) -> &[PathBuf] {
+        &self.graph.data_files
     }
 
     /// The default-domain opset the model imports.

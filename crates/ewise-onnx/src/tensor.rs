@@ -2,9 +2,8 @@
 //! (raw little-endian data, the typed repeated fields, or an external file).
 
 use std::fmt;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::{Component, Path};
+use std::path::Path;
+use std::sync::Arc;
 
 use ewise_cpu::half::{bf16, f16};
 use ewise_cpu::DataType;
@@ -12,6 +11,8 @@ use prost::Message;
 
 use crate::dtype;
 use crate::error::{Error, Result};
+use crate::external::{Location, Reader};
+use crate::files;
 use crate::proto::{DataLocation, TensorProto};
 
 /// A dense tensor: element type, shape and packed row-major element bytes in the
@@ -165,7 +166,9 @@ impl Tensor {
 
     /// Decodes a `TensorProto`. External data (`data_location = EXTERNAL`) is read from
     /// `location` relative to `base_dir` (the model's directory), which must then be
-    /// given; locations may not be absolute or leave `base_dir` through `..`.
+    /// given: a regular file inside `base_dir`, reached without following any symbolic
+    /// link below it (see [`Error::ExternalDataRefused`]), holding the range claimed
+    /// (checked before allocating; an allocation that fails is [`Error::OutOfMemory`]).
     ///
     /// Accepted data: `raw_data` (little-endian, exactly the tensor's byte size), or the
     /// typed field ONNX assigns to the element type (`float_data` for float,
@@ -174,71 +177,12 @@ impl Tensor {
     /// float16, bfloat16 and float8), holding exactly one entry per element, each in
     /// the type's range. Anything else is an [`Error::InvalidTensor`].
     pub fn from_proto(proto: &TensorProto, base_dir: Option<&Path>) -> Result<Tensor> {
-        let name = proto.name.as_str();
-        let invalid = |reason: String| Error::InvalidTensor {
-            name: name.to_string(),
-            reason,
-        };
-        let data_type =
-            dtype::from_onnx(proto.data_type).ok_or_else(|| Error::UnsupportedElementType {
-                what: format!("tensor {name:?}"),
-                given: dtype::onnx_name(proto.data_type),
-                supported: supported_types(),
-            })?;
-        if proto.segment.is_some() {
-            return Err(Error::Unsupported {
-                feature: format!("segmented tensor data (tensor {name:?})"),
-            });
-        }
-        let mut shape = Vec::with_capacity(proto.dims.len());
-        for (i, &d) in proto.dims.iter().enumerate() {
-            let d = usize::try_from(d)
-                .map_err(|_| invalid(format!("dims[{i}] is {d} (sizes must be >= 0)")))?;
-            shape.push(d);
-        }
-        let expected = byte_len(data_type, &shape).ok_or_else(|| Error::TooLarge {
-            what: format!("tensor {name:?} of {}", dtype::name(data_type)),
-            shape: shape_text(&shape),
-            limit: "its byte size does not fit in this machine's address space",
-        })?;
-        let count = expected / usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
-        let location = DataLocation::try_from(proto.data_location).map_err(|_| {
-            invalid(format!(
-                "data_location is {} (accepted: 0 DEFAULT, 1 EXTERNAL)",
-                proto.data_location
-            ))
-        })?;
-        let typed = TypedFields::of(proto);
-        let data = if location == DataLocation::External {
-            if !proto.raw_data.is_empty() || typed.first_nonempty().is_some() {
-                return Err(invalid(
-                    "data_location is EXTERNAL but the message also holds data".into(),
-                ));
-            }
-            let le = read_external(proto, base_dir, expected)?;
-            from_little_endian(data_type, le)
-        } else if !proto.raw_data.is_empty() {
-            if let Some(field) = typed.first_nonempty() {
-                return Err(invalid(format!(
-                    "both raw_data and {field} hold data (exactly one may)"
-                )));
-            }
-            if proto.raw_data.len() != expected {
-                return Err(invalid(format!(
-                    "raw_data has {} bytes, but shape {} of {} needs {expected}",
-                    proto.raw_data.len(),
-                    shape_text(&shape),
-                    dtype::name(data_type)
-                )));
-            }
-            from_little_endian(data_type, proto.raw_data.clone())
-        } else {
-            decode_typed(data_type, &typed, count).map_err(invalid)?
-        };
+        let head = TensorHead::parse(proto)?;
+        let data = head.data(&mut Reader::new(base_dir))?;
         Ok(Tensor {
-            data_type,
-            shape,
-            data,
+            data_type: head.data_type,
+            shape: head.shape,
+            data: Arc::unwrap_or_clone(data),
         })
     }
 
@@ -276,10 +220,7 @@ impl Tensor {
     /// backend tests) and returns its name and value. External data is looked up beside
     /// the file.
     pub fn load_pb(path: &Path) -> Result<(String, Tensor)> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = files::read_file(path)?;
         let proto = TensorProto::decode(bytes.as_slice()).map_err(|source| Error::Decode {
             what: path.display().to_string(),
             message: "TensorProto",
@@ -287,6 +228,143 @@ impl Tensor {
         })?;
         let tensor = Tensor::from_proto(&proto, path.parent())?;
         Ok((proto.name, tensor))
+    }
+}
+
+/// A `TensorProto` checked without reading any file or decoding any element: its
+/// element type, shape, byte size and where its data is.
+#[derive(Debug, Clone)]
+pub(crate) struct TensorHead<'a> {
+    /// The tensor's name.
+    pub name: &'a str,
+    /// The element type.
+    pub data_type: DataType,
+    /// The shape.
+    pub shape: Vec<usize>,
+    payload: Payload<'a>,
+}
+
+/// Where a tensor's data is.
+#[derive(Debug, Clone)]
+enum Payload<'a> {
+    /// `raw_data`, of the right length.
+    Raw(&'a [u8]),
+    /// The typed field for the element type, with one entry per element.
+    Typed {
+        fields: TypedFields<'a>,
+        count: usize,
+    },
+    /// An external file.
+    External(Location<'a>),
+}
+
+impl<'a> TensorHead<'a> {
+    /// Checks everything [`Tensor::from_proto`] checks that needs neither a file nor a
+    /// pass over the elements: the element type, the dims and the byte size they give,
+    /// the data location, which field holds data and its length, and the external data
+    /// entries (the location's form, offset and length).
+    pub fn parse(proto: &'a TensorProto) -> Result<TensorHead<'a>> {
+        let name = proto.name.as_str();
+        let invalid = |reason: String| Error::InvalidTensor {
+            name: name.to_string(),
+            reason,
+        };
+        let data_type =
+            dtype::from_onnx(proto.data_type).ok_or_else(|| Error::UnsupportedElementType {
+                what: format!("tensor {name:?}"),
+                given: dtype::onnx_name(proto.data_type),
+                supported: supported_types(),
+            })?;
+        if proto.segment.is_some() {
+            return Err(Error::Unsupported {
+                feature: format!("segmented tensor data (tensor {name:?})"),
+            });
+        }
+        let mut shape = Vec::with_capacity(proto.dims.len());
+        for (i, &d) in proto.dims.iter().enumerate() {
+            let d = usize::try_from(d)
+                .map_err(|_| invalid(format!("dims[{i}] is {d} (sizes must be >= 0)")))?;
+            shape.push(d);
+        }
+        let expected = byte_len(data_type, &shape).ok_or_else(|| Error::TooLarge {
+            what: format!("tensor {name:?} of {}", dtype::name(data_type)),
+            shape: shape_text(&shape),
+            limit: "its byte size does not fit in this machine's address space",
+        })?;
+        let count = expected / usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
+        let location = DataLocation::try_from(proto.data_location).map_err(|_| {
+            invalid(format!(
+                "data_location is {} (accepted: 0 DEFAULT, 1 EXTERNAL)",
+                proto.data_location
+            ))
+        })?;
+        let fields = TypedFields::of(proto);
+        let payload = if location == DataLocation::External {
+            if !proto.raw_data.is_empty() || fields.first_nonempty().is_some() {
+                return Err(invalid(
+                    "data_location is EXTERNAL but the message also holds data".into(),
+                ));
+            }
+            Payload::External(Location::parse(proto, expected)?)
+        } else if !proto.raw_data.is_empty() {
+            if let Some(field) = fields.first_nonempty() {
+                return Err(invalid(format!(
+                    "both raw_data and {field} hold data (exactly one may)"
+                )));
+            }
+            if proto.raw_data.len() != expected {
+                return Err(invalid(format!(
+                    "raw_data has {} bytes, but shape {} of {} needs {expected}",
+                    proto.raw_data.len(),
+                    shape_text(&shape),
+                    dtype::name(data_type)
+                )));
+            }
+            Payload::Raw(&proto.raw_data)
+        } else {
+            check_typed(data_type, &fields, count).map_err(invalid)?;
+            Payload::Typed { fields, count }
+        };
+        Ok(TensorHead {
+            name,
+            data_type,
+            shape,
+            payload,
+        })
+    }
+
+    /// The elements' native-order bytes: decoded from the message, or read through
+    /// `reader` (which shares a range read before).
+    pub fn data(&self, reader: &mut Reader<'_>) -> Result<Arc<Vec<u8>>> {
+        match &self.payload {
+            Payload::Raw(raw) => {
+                let mut data = Vec::new();
+                data.try_reserve_exact(raw.len())
+                    .map_err(|_| Error::OutOfMemory {
+                        what: format!("the raw_data of tensor {:?}", self.name),
+                        bytes: u64::try_from(raw.len()).unwrap_or(u64::MAX),
+                    })?;
+                data.extend_from_slice(raw);
+                Ok(Arc::new(from_little_endian(self.data_type, data)))
+            }
+            Payload::Typed { fields, count } => {
+                Ok(Arc::new(decode_typed(self.data_type, fields, *count)))
+            }
+            Payload::External(location) => {
+                let le = reader.read(self.name, location)?;
+                Ok(native_from_shared(self.data_type, le))
+            }
+        }
+    }
+}
+
+/// [`from_little_endian`] for bytes that may be shared: the same bytes on a
+/// little-endian machine, a converted copy on a big-endian one.
+fn native_from_shared(data_type: DataType, le: Arc<Vec<u8>>) -> Arc<Vec<u8>> {
+    if cfg!(target_endian = "big") && data_type.size_in_bytes().unwrap_or(1) > 1 {
+        Arc::new(from_little_endian(data_type, Vec::clone(&le)))
+    } else {
+        le
     }
 }
 
@@ -325,6 +403,7 @@ fn from_little_endian(data_type: DataType, mut bytes: Vec<u8>) -> Vec<u8> {
 }
 
 /// The typed repeated fields of a `TensorProto`, with their schema names.
+#[derive(Debug, Clone, Copy)]
 struct TypedFields<'a> {
     proto: &'a TensorProto,
 }
@@ -384,11 +463,13 @@ fn int32_range(data_type: DataType) -> (i64, i64) {
     }
 }
 
-fn decode_typed(
+/// Checks that the typed field for `data_type`, and no other, holds `count` entries,
+/// each in the type's range.
+fn check_typed(
     data_type: DataType,
     fields: &TypedFields<'_>,
     count: usize,
-) -> std::result::Result<Vec<u8>, String> {
+) -> std::result::Result<(), String> {
     let field = typed_field(data_type);
     if let Some(other) = fields.other_than(field) {
         return Err(format!(
@@ -396,7 +477,6 @@ fn decode_typed(
             dtype::name(data_type)
         ));
     }
-    let p = fields.proto;
     let given = fields
         .lengths()
         .into_iter()
@@ -409,31 +489,56 @@ fn decode_typed(
             format!("{field} has {given} entries, but the shape needs {count}")
         });
     }
+    let p = fields.proto;
+    match data_type {
+        DataType::Float32 | DataType::Float64 | DataType::Int64 | DataType::Uint64 => {}
+        DataType::Uint32 => {
+            if let Some((i, v)) = p
+                .uint64_data
+                .iter()
+                .enumerate()
+                .find(|&(_, &v)| u32::try_from(v).is_err())
+            {
+                return Err(format!("uint64_data[{i}] is {v}, outside the uint32 range"));
+            }
+        }
+        _ => {
+            let (lo, hi) = int32_range(data_type);
+            if let Some((i, v)) = p
+                .int32_data
+                .iter()
+                .enumerate()
+                .find(|&(_, &v)| i64::from(v) < lo || i64::from(v) > hi)
+            {
+                return Err(format!(
+                    "int32_data[{i}] is {v}, outside {lo} to {hi} for {}",
+                    dtype::name(data_type)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The native-order bytes of the elements in the typed field for `data_type`, which
+/// [`check_typed`] has accepted (entries out of range would be clamped).
+fn decode_typed(data_type: DataType, fields: &TypedFields<'_>, count: usize) -> Vec<u8> {
+    let p = fields.proto;
     let size = usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
-    let mut out = Vec::with_capacity(count * size);
+    let mut out = Vec::with_capacity(count.saturating_mul(size));
     match data_type {
         DataType::Float32 => p.float_data.iter().for_each(|v| v.put(&mut out)),
         DataType::Float64 => p.double_data.iter().for_each(|v| v.put(&mut out)),
         DataType::Int64 => p.int64_data.iter().for_each(|v| v.put(&mut out)),
         DataType::Uint64 => p.uint64_data.iter().for_each(|v| v.put(&mut out)),
-        DataType::Uint32 => {
-            for (i, &v) in p.uint64_data.iter().enumerate() {
-                let v = u32::try_from(v)
-                    .map_err(|_| format!("uint64_data[{i}] is {v}, outside the uint32 range"))?;
-                v.put(&mut out);
-            }
-        }
+        DataType::Uint32 => p
+            .uint64_data
+            .iter()
+            .for_each(|&v| u32::try_from(v).unwrap_or(u32::MAX).put(&mut out)),
         _ => {
-            let (lo, hi) = int32_range(data_type);
-            for (i, &v) in p.int32_data.iter().enumerate() {
-                if i64::from(v) < lo || i64::from(v) > hi {
-                    return Err(format!(
-                        "int32_data[{i}] is {v}, outside {lo} to {hi} for {}",
-                        dtype::name(data_type)
-                    ));
-                }
+            for &v in &p.int32_data {
                 let bytes = v.to_le_bytes();
-                let mut le = bytes[..size].to_vec();
+                let mut le = bytes[..size.min(4)].to_vec();
                 if cfg!(target_endian = "big") {
                     le.reverse();
                 }
@@ -441,78 +546,7 @@ fn decode_typed(
             }
         }
     }
-    Ok(out)
-}
-
-/// Reads the little-endian bytes of an external tensor, checking the claimed location,
-/// offset and length against the file before allocating.
-fn read_external(proto: &TensorProto, base_dir: Option<&Path>, expected: usize) -> Result<Vec<u8>> {
-    let name = proto.name.as_str();
-    let invalid = |reason: String| Error::InvalidTensor {
-        name: name.to_string(),
-        reason,
-    };
-    let mut location = None;
-    let mut offset = 0u64;
-    let mut length = None;
-    for entry in &proto.external_data {
-        let number = |v: &str| {
-            v.parse::<u64>().map_err(|_| {
-                invalid(format!(
-                    "external_data {} is {v:?} (a non-negative integer is required)",
-                    entry.key
-                ))
-            })
-        };
-        match entry.key.as_str() {
-            "location" => location = Some(entry.value.as_str()),
-            "offset" => offset = number(&entry.value)?,
-            "length" => length = Some(number(&entry.value)?),
-            _ => {}
-        }
-    }
-    let location = location.filter(|l| !l.is_empty()).ok_or_else(|| {
-        invalid("data_location is EXTERNAL but external_data has no location".into())
-    })?;
-    let relative = Path::new(location);
-    if !relative
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
-    {
-        return Err(invalid(format!(
-            "external data location {location:?} must be a relative path inside the model's directory"
-        )));
-    }
-    let base = base_dir.ok_or_else(|| {
-        invalid(format!(
-            "external data location {location:?} needs the model's directory, but none was given"
-        ))
-    })?;
-    let path = base.join(relative);
-    if let Some(length) = length {
-        if length != expected as u64 {
-            return Err(invalid(format!(
-                "external data length is {length}, but the tensor needs {expected} bytes"
-            )));
-        }
-    }
-    let io = |source| Error::Io {
-        path: path.clone(),
-        source,
-    };
-    let mut file = File::open(&path).map_err(io)?;
-    let file_len = file.metadata().map_err(io)?.len();
-    let end = offset.checked_add(expected as u64);
-    if end.is_none_or(|end| end > file_len) {
-        return Err(invalid(format!(
-            "external data needs bytes {offset} to {offset} + {expected} of {}, which has {file_len}",
-            path.display()
-        )));
-    }
-    file.seek(SeekFrom::Start(offset)).map_err(io)?;
-    let mut data = vec![0u8; expected];
-    file.read_exact(&mut data).map_err(io)?;
-    Ok(data)
+    out
 }
 
 #[cfg(test)]

@@ -282,7 +282,7 @@ pub(crate) fn run(
         if !read[v] || slots[v].is_some() {
             continue;
         }
-        let data = &graph.initializers[index].data;
+        let data = graph.initializers[index].bytes();
         let buffer = upload(device, data, data.len())
             .map_err(failure(format!("upload of initializer {:?}", value.name)))?;
         slots[v] = Some(Resident {
@@ -368,7 +368,7 @@ pub(crate) fn run(
                     default: Some(i), ..
                 }
                 | Source::Initializer(i),
-            ) => graph.initializers[i].data.clone(),
+            ) => graph.initializers[i].bytes().to_vec(),
             (None, Source::Node(_)) => match &slots[v] {
                 Some(resident) => {
                     let len = byte_len(info.data_type, &shape).unwrap_or(0);

@@ -1,0 +1,536 @@
+//! External tensor data on hostile input: locations are confined to the model's
+//! directory with no symbolic link on the way, only regular files are read and a FIFO
+//! never blocks, claimed sizes are checked and allocated fallibly, initializers no run
+//! reads are never read, and one byte range named many times is read once.
+//!
+//! Every bad thing is made for real: symbolic links, FIFOs, sparse files of 1 TiB.
+//! Cases that must not abort on a failed allocation run in a child process (this test
+//! binary again, filtered to the one test) under an address-space limit.
+#![cfg(unix)]
+
+mod common;
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::*;
+use ewise_onnx::proto::{DataLocation, Message, ModelProto, StringStringEntryProto, TensorProto};
+use ewise_onnx::{Error, FileKind, Model, Refusal, Tensor};
+
+/// Bytes that appear only in files outside the model's directory.
+const SECRET: &[u8] = b"EWISE-SECRET-OUTSIDE-4f1c9a";
+
+fn entry(key: &str, value: &str) -> StringStringEntryProto {
+    StringStringEntryProto {
+        key: key.into(),
+        value: value.into(),
+    }
+}
+
+/// A uint8 tensor of `len` elements whose data is at `location`, from `offset`.
+fn external(name: &str, len: u64, location: &str, offset: u64) -> TensorProto {
+    TensorProto {
+        name: name.into(),
+        data_type: UINT8,
+        dims: vec![i64::try_from(len).unwrap()],
+        data_location: DataLocation::External as i32,
+        external_data: vec![
+            entry("location", location),
+            entry("offset", &offset.to_string()),
+        ],
+        ..Default::default()
+    }
+}
+
+/// Sign of each of `used` (outputs `y_<name>`), with `unused` as further initializers.
+fn sign_of_each(used: Vec<TensorProto>, unused: Vec<TensorProto>) -> ModelProto {
+    let nodes = used
+        .iter()
+        .map(|t| node("Sign", &t.name, &format!("y_{}", t.name)))
+        .collect();
+    let outputs = used
+        .iter()
+        .map(|t| value(&format!("y_{}", t.name), UINT8, None))
+        .collect();
+    let mut g = graph(nodes, vec![], outputs);
+    g.initializer = used;
+    g.initializer.extend(unused);
+    model(13, g)
+}
+
+/// Writes `m` as `dir/model.onnx` and loads it with `Model::load`, as the CLI does.
+fn load_in(dir: &Path, m: &ModelProto) -> ewise_onnx::Result<Model> {
+    let path = dir.join("model.onnx");
+    std::fs::write(&path, m.encode_to_vec()).unwrap();
+    Model::load(path)
+}
+
+/// `f`'s result, or a failure if it takes longer than 20 s (a blocked open).
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(f());
+    });
+    finished
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("{what} did not finish within 20 s"))
+}
+
+#[cfg(not(target_vendor = "apple"))]
+fn make_fifo(path: &Path) {
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .unwrap();
+}
+
+#[cfg(target_vendor = "apple")]
+fn make_fifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// A model directory and, beside it, a directory outside it holding `secret.bin`.
+struct Tree {
+    _root: tempfile::TempDir,
+    model_dir: PathBuf,
+    outside: PathBuf,
+}
+
+fn tree() -> Tree {
+    let root = tempfile::tempdir().unwrap();
+    let model_dir = root.path().join("model");
+    let outside = root.path().join("outside");
+    std::fs::create_dir(&model_dir).unwrap();
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("secret.bin"), SECRET).unwrap();
+    Tree {
+        model_dir,
+        outside,
+        _root: root,
+    }
+}
+
+fn refusal(result: ewise_onnx::Result<Model>) -> (Refusal, String) {
+    match result {
+        Err(e @ Error::ExternalDataRefused { .. }) => {
+            let text = e.to_string();
+            let Error::ExternalDataRefused { reason, .. } = e else {
+                unreachable!()
+            };
+            (reason, text)
+        }
+        Err(e) => panic!("expected a refusal, got: {e}"),
+        Ok(_) => panic!("expected a refusal, but the model loaded"),
+    }
+}
+
+fn secret_len() -> u64 {
+    SECRET.len() as u64
+}
+
+#[test]
+fn a_data_file_linking_outside_is_refused_and_the_secret_never_read() {
+    let t = tree();
+    symlink(t.outside.join("secret.bin"), t.model_dir.join("w.bin")).unwrap();
+    let m = sign_of_each(vec![external("w", secret_len(), "w.bin", 0)], vec![]);
+    let (reason, text) = refusal(load_in(&t.model_dir, &m));
+    assert_eq!(reason, Refusal::SymbolicLink);
+    assert_eq!(
+        text,
+        "external data location \"w.bin\" of tensor \"w\" is a symbolic link; ewise reads \
+         only regular files inside the model's directory"
+    );
+    assert!(!text.contains(std::str::from_utf8(SECRET).unwrap()));
+}
+
+#[test]
+fn a_link_to_a_file_inside_the_directory_is_refused_too() {
+    let t = tree();
+    std::fs::write(t.model_dir.join("real.bin"), [1u8, 2]).unwrap();
+    symlink("real.bin", t.model_dir.join("w.bin")).unwrap();
+    let m = sign_of_each(vec![external("w", 2, "w.bin", 0)], vec![]);
+    assert_eq!(refusal(load_in(&t.model_dir, &m)).0, Refusal::SymbolicLink);
+    let m = sign_of_each(vec![external("w", 2, "real.bin", 0)], vec![]);
+    let y = load_in(&t.model_dir, &m)
+        .unwrap()
+        .run(Vec::<(String, Tensor)>::new());
+    assert_eq!(y.unwrap()[0].1.data, [1, 1]);
+}
+
+#[test]
+fn a_linked_directory_on_the_way_is_refused() {
+    let t = tree();
+    symlink(&t.outside, t.model_dir.join("weights")).unwrap();
+    let m = sign_of_each(
+        vec![external("w", secret_len(), "weights/secret.bin", 0)],
+        vec![],
+    );
+    let (reason, text) = refusal(load_in(&t.model_dir, &m));
+    assert_eq!(
+        reason,
+        Refusal::LinkedDirectory {
+            component: "weights".into()
+        }
+    );
+    assert!(
+        text.contains("passes through \"weights\", a symbolic link"),
+        "{text}"
+    );
+    std::fs::create_dir(t.model_dir.join("real")).unwrap();
+    symlink(&t.outside, t.model_dir.join("real/deeper")).unwrap();
+    let m = sign_of_each(
+        vec![external("w", secret_len(), "./real/deeper/secret.bin", 0)],
+        vec![],
+    );
+    assert_eq!(
+        refusal(load_in(&t.model_dir, &m)).0,
+        Refusal::LinkedDirectory {
+            component: "real/deeper".into()
+        }
+    );
+}
+
+#[test]
+fn absolute_and_parent_locations_are_refused() {
+    let t = tree();
+    let absolute = t.outside.join("secret.bin");
+    for location in [
+        absolute.to_str().unwrap(),
+        "../outside/secret.bin",
+        "a/../../x",
+    ] {
+        let m = sign_of_each(vec![external("w", secret_len(), location, 0)], vec![]);
+        let (reason, text) = refusal(load_in(&t.model_dir, &m));
+        assert_eq!(reason, Refusal::OutsideDirectory, "{location}");
+        assert!(
+            text.contains("resolves outside the model's directory"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_fifo_as_data_file_is_refused_without_blocking() {
+    let t = tree();
+    make_fifo(&t.model_dir.join("w.bin"));
+    let m = sign_of_each(vec![external("w", 4, "w.bin", 0)], vec![]);
+    let dir = t.model_dir.clone();
+    let result = within("loading a model whose data is a FIFO", move || {
+        load_in(&dir, &m)
+    });
+    let (reason, text) = refusal(result);
+    assert_eq!(
+        reason,
+        Refusal::NotRegularFile {
+            kind: FileKind::Fifo
+        }
+    );
+    assert!(text.contains("is a FIFO (named pipe)"), "{text}");
+}
+
+#[test]
+fn a_device_reached_through_a_link_is_refused() {
+    let t = tree();
+    symlink("/dev/zero", t.model_dir.join("w.bin")).unwrap();
+    let m = sign_of_each(vec![external("w", 1 << 20, "w.bin", 0)], vec![]);
+    assert_eq!(refusal(load_in(&t.model_dir, &m)).0, Refusal::SymbolicLink);
+}
+
+#[test]
+fn a_directory_as_data_file_is_refused() {
+    let t = tree();
+    std::fs::create_dir(t.model_dir.join("w.bin")).unwrap();
+    for location in ["w.bin", "w.bin/", "."] {
+        let m = sign_of_each(vec![external("w", 4, location, 0)], vec![]);
+        let (reason, text) = refusal(load_in(&t.model_dir, &m));
+        assert_eq!(
+            reason,
+            Refusal::NotRegularFile {
+                kind: FileKind::Directory
+            },
+            "{location}"
+        );
+        assert!(text.contains("is a directory"), "{text}");
+    }
+}
+
+#[test]
+fn a_file_used_as_a_directory_is_named() {
+    let t = tree();
+    std::fs::write(t.model_dir.join("w.bin"), [0u8; 4]).unwrap();
+    let m = sign_of_each(vec![external("w", 4, "w.bin/x", 0)], vec![]);
+    assert_eq!(
+        refusal(load_in(&t.model_dir, &m)).0,
+        Refusal::NotADirectory {
+            component: "w.bin".into()
+        }
+    );
+}
+
+#[test]
+fn a_claim_beyond_the_file_is_one_line_naming_the_tensor_and_the_sizes() {
+    let t = tree();
+    std::fs::write(t.model_dir.join("w.bin"), [0u8; 16]).unwrap();
+    let m = sign_of_each(vec![external("w", 1 << 20, "w.bin", 8)], vec![]);
+    let err = load_in(&t.model_dir, &m).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "tensor \"w\": external data claims 1048576 bytes at offset 8 of \"w.bin\", which has \
+         16 bytes"
+    );
+    let m = sign_of_each(vec![external("w", 8, "w.bin", u64::MAX)], vec![]);
+    let err = load_in(&t.model_dir, &m).unwrap_err().to_string();
+    assert!(err.contains("which has 16 bytes"), "{err}");
+}
+
+#[test]
+fn a_missing_data_file_is_an_io_error_naming_its_path() {
+    let t = tree();
+    let m = sign_of_each(vec![external("w", 4, "./sub/w.bin", 0)], vec![]);
+    match load_in(&t.model_dir, &m) {
+        Err(Error::Io { path, .. }) => assert_eq!(path, t.model_dir.join("sub/w.bin")),
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+}
+
+/// The variable naming the test a child process runs.
+const CHILD: &str = "EWISE_ONNX_TEST_CHILD";
+
+/// Whether this process is the child [`run_child`] started for the test `name`.
+fn is_child(name: &str) -> bool {
+    std::env::var(CHILD).as_deref() == Ok(name)
+}
+
+/// Runs the test `name` again in a child process (this test binary, filtered to it), in
+/// the directory `dir` when given, and asserts that it passed (an abort fails it).
+fn run_child(name: &str, dir: Option<&Path>) {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, name);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let output = command.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success() && text.contains("1 passed"),
+        "the child process running {name} failed ({}):\n{text}",
+        output.status
+    );
+}
+
+/// Runs `body` in a child process whose address space is limited to `limit` bytes, and
+/// asserts that it passed: an allocation the limit refuses must be an error, not an
+/// abort. (Linux only: macOS does not enforce `RLIMIT_AS`.)
+#[cfg(target_os = "linux")]
+fn limited(name: &str, limit: u64, body: impl FnOnce()) {
+    if !is_child(name) {
+        return run_child(name, None);
+    }
+    let limit = rustix::process::Rlimit {
+        current: Some(limit),
+        maximum: Some(limit),
+    };
+    rustix::process::setrlimit(rustix::process::Resource::As, limit).unwrap();
+    body();
+}
+
+#[test]
+fn a_bare_model_file_name_finds_its_data_in_the_current_directory() {
+    let name = "a_bare_model_file_name_finds_its_data_in_the_current_directory";
+    if is_child(name) {
+        let model = Model::load("model.onnx").unwrap();
+        assert_eq!(model.data_files(), [Path::new("w.bin")]);
+        let y = model.run(Vec::<(String, Tensor)>::new()).unwrap();
+        assert_eq!(y[0].1.data, [1, 0, 1]);
+        return;
+    }
+    let t = tree();
+    std::fs::write(t.model_dir.join("w.bin"), [4u8, 0, 4]).unwrap();
+    let m = sign_of_each(vec![external("w", 3, "w.bin", 0)], vec![]);
+    std::fs::write(t.model_dir.join("model.onnx"), m.encode_to_vec()).unwrap();
+    run_child(name, Some(&t.model_dir));
+}
+
+#[cfg(target_os = "linux")]
+const GIB: u64 = 1 << 30;
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_sparse_1_tib_claim_is_an_error_not_an_abort() {
+    limited("a_sparse_1_tib_claim_is_an_error_not_an_abort", GIB, || {
+        let t = tree();
+        let file = std::fs::File::create(t.model_dir.join("huge.bin")).unwrap();
+        file.set_len(1 << 40).unwrap();
+        let m = sign_of_each(vec![external("w", 1 << 40, "huge.bin", 0)], vec![]);
+        let err = load_in(&t.model_dir, &m).unwrap_err();
+        assert!(matches!(err, Error::OutOfMemory { bytes, .. } if bytes == 1 << 40));
+        assert_eq!(
+            err.to_string(),
+            "cannot allocate 1099511627776 bytes for the external data of tensor \"w\" \
+                 (location \"huge.bin\", offset 0) (out of memory)"
+        );
+    });
+}
+
+#[test]
+fn model_files_that_are_not_regular_files_are_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("model.onnx");
+    make_fifo(&fifo);
+    let err = within("loading a FIFO as a model", move || {
+        Model::load(&fifo).unwrap_err()
+    });
+    assert!(matches!(err, Error::Io { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .ends_with(": a FIFO (named pipe), not a regular file"),
+        "{err}"
+    );
+    let err = Model::load(dir.path()).unwrap_err().to_string();
+    assert!(err.ends_with(": a directory, not a regular file"), "{err}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_device_as_the_model_file_is_refused_before_it_is_read() {
+    limited(
+        "a_device_as_the_model_file_is_refused_before_it_is_read",
+        GIB,
+        || {
+            let err = Model::load("/dev/zero").unwrap_err().to_string();
+            assert_eq!(
+                err,
+                "cannot read /dev/zero: a character device, not a regular file"
+            );
+        },
+    );
+}
+
+#[test]
+fn a_model_file_and_directory_reached_through_links_are_the_users_choice() {
+    let t = tree();
+    std::fs::write(t.model_dir.join("w.bin"), [7u8, 0]).unwrap();
+    let m = sign_of_each(vec![external("w", 2, "w.bin", 0)], vec![]);
+    std::fs::write(t.model_dir.join("real.onnx"), m.encode_to_vec()).unwrap();
+    symlink("real.onnx", t.model_dir.join("link.onnx")).unwrap();
+    let model = Model::load(t.model_dir.join("link.onnx")).unwrap();
+    assert_eq!(model.data_files(), [t.model_dir.join("w.bin")]);
+    let linked_dir = t.outside.join("linked_dir");
+    symlink(&t.model_dir, &linked_dir).unwrap();
+    let model = Model::load(linked_dir.join("real.onnx")).unwrap();
+    assert_eq!(model.data_files(), [linked_dir.join("w.bin")]);
+    let y = model.run(Vec::<(String, Tensor)>::new()).unwrap();
+    assert_eq!(y[0].1.data, [1, 0]);
+}
+
+#[test]
+fn unused_initializers_are_never_read() {
+    let t = tree();
+    make_fifo(&t.model_dir.join("pipe"));
+    let huge = std::fs::File::create(t.model_dir.join("huge.bin")).unwrap();
+    huge.set_len(1 << 40).unwrap();
+    symlink(t.outside.join("secret.bin"), t.model_dir.join("secret.bin")).unwrap();
+    std::fs::write(t.model_dir.join("w.bin"), [5u8, 0, 9]).unwrap();
+    let mut unused = Vec::new();
+    for i in 0..50 {
+        unused.push(external(&format!("pipe{i}"), 1 << 20, "pipe", 0));
+        unused.push(external(&format!("huge{i}"), 1 << 40, "huge.bin", 0));
+        unused.push(external(
+            &format!("secret{i}"),
+            secret_len(),
+            "secret.bin",
+            0,
+        ));
+        unused.push(external(&format!("missing{i}"), 4, "missing.bin", 0));
+    }
+    let m = sign_of_each(vec![external("w", 3, "w.bin", 0)], unused);
+    let dir = t.model_dir.clone();
+    let model = within("loading a model with unused initializers", move || {
+        load_in(&dir, &m).unwrap()
+    });
+    assert_eq!(model.data_files(), [t.model_dir.join("w.bin")]);
+    let outputs = model.run(Vec::<(String, Tensor)>::new()).unwrap();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0].1.data, [1, 0, 1]);
+}
+
+#[test]
+fn graph_outputs_and_defaults_of_inputs_that_are_read_are_read() {
+    let t = tree();
+    std::fs::write(t.model_dir.join("x.bin"), [0u8, 3, 250]).unwrap();
+    std::fs::write(t.model_dir.join("z.bin"), [42u8, 43]).unwrap();
+    let mut g = graph(
+        vec![node("Sign", "x", "y")],
+        vec![value("x", INT8, None), value("unread", UINT8, None)],
+        vec![value("y", INT8, None), value("z", UINT8, None)],
+    );
+    let mut x = external("x", 3, "x.bin", 0);
+    x.data_type = INT8;
+    g.initializer = vec![
+        external("unused", 4, "missing.bin", 0),
+        x,
+        external("z", 2, "z.bin", 0),
+        external("unread", 4, "missing.bin", 0),
+    ];
+    let model = load_in(&t.model_dir, &model(13, g)).unwrap();
+    assert_eq!(
+        model.data_files(),
+        [t.model_dir.join("x.bin"), t.model_dir.join("z.bin")]
+    );
+    let outputs = model.run(Vec::<(String, Tensor)>::new()).unwrap();
+    assert_eq!(outputs[0].1.values::<i8>().unwrap(), [0, 1, -1]);
+    assert_eq!(outputs[1].1.data, [42, 43]);
+}
+
+#[test]
+fn data_files_lists_each_file_once_in_first_use_order() {
+    let t = tree();
+    std::fs::write(t.model_dir.join("a.bin"), [1u8; 8]).unwrap();
+    std::fs::create_dir(t.model_dir.join("sub")).unwrap();
+    std::fs::write(t.model_dir.join("sub/b.bin"), [2u8; 8]).unwrap();
+    let m = sign_of_each(
+        vec![
+            external("p", 4, "sub/b.bin", 0),
+            external("q", 4, "a.bin", 0),
+            external("r", 4, "./sub/./b.bin", 4),
+            external("s", 4, "a.bin", 4),
+        ],
+        vec![],
+    );
+    let model = load_in(&t.model_dir, &m).unwrap();
+    assert_eq!(
+        model.data_files(),
+        [t.model_dir.join("sub/b.bin"), t.model_dir.join("a.bin")]
+    );
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn one_byte_range_named_by_many_initializers_is_read_once() {
+    limited(
+        "one_byte_range_named_by_many_initializers_is_read_once",
+        GIB,
+        || {
+            const LEN: u64 = 32 << 20;
+            let t = tree();
+            std::fs::write(t.model_dir.join("w.bin"), vec![3u8; LEN as usize]).unwrap();
+            let used: Vec<TensorProto> = (0..40)
+                .map(|i| external(&format!("w{i}"), LEN, "w.bin", 0))
+                .collect();
+            let model = load_in(&t.model_dir, &sign_of_each(used, vec![])).unwrap();
+            assert_eq!(model.data_files(), [t.model_dir.join("w.bin")]);
+        },
+    );
+}
