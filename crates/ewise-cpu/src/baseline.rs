@@ -27,7 +27,9 @@ impl CopyKind {
 
 /// Copies `src` into `dst` (which must have the same length; a longer one is copied
 /// into up to `src.len()`), split over `threads` threads of the same pools the
-/// operators use.
+/// operators use, under the same cap ([`thread_pieces`](crate::thread_pieces): at most
+/// [`max_threads`](crate::max_threads), each moving at least
+/// [`MIN_PIECE_BYTES`](crate::MIN_PIECE_BYTES)).
 pub fn copy(dst: &mut [u8], src: &[u8], kind: CopyKind, threads: usize) {
     let len = dst.len().min(src.len());
     let (dst, src) = (&mut dst[..len], &src[..len]);
@@ -38,7 +40,8 @@ pub fn copy(dst: &mut [u8], src: &[u8], kind: CopyKind, threads: usize) {
             stream::fence();
         }
     };
-    let Some(pool) = parallel::pool(threads.saturating_sub(1)) else {
+    let threads = parallel::thread_pieces(threads, 2 * len as u64);
+    let Some(pool) = parallel::pool(threads - 1) else {
         one(dst, src);
         return;
     };
@@ -56,8 +59,8 @@ pub fn copy(dst: &mut [u8], src: &[u8], kind: CopyKind, threads: usize) {
 }
 
 /// Reads every byte of `src`, split over `threads` threads of the same pools the
-/// operators use, and returns the bitwise OR of its 8-byte words (zero-padded at the
-/// end), so that the reads cannot be left out.
+/// operators use, under the same cap as [`copy`], and returns the bitwise OR of its
+/// 8-byte words (zero-padded at the end), so that the reads cannot be left out.
 pub fn read(src: &[u8], threads: usize) -> u64 {
     let one = |s: &[u8]| {
         let mut words = s.chunks_exact(8);
@@ -68,7 +71,8 @@ pub fn read(src: &[u8], threads: usize) -> u64 {
         tail[..words.remainder().len()].copy_from_slice(words.remainder());
         body | u64::from_ne_bytes(tail)
     };
-    let Some(pool) = parallel::pool(threads.saturating_sub(1)) else {
+    let threads = parallel::thread_pieces(threads, src.len() as u64);
+    let Some(pool) = parallel::pool(threads - 1) else {
         return one(src);
     };
     let piece = src.len().div_ceil(threads).next_multiple_of(64).max(64);

@@ -13,7 +13,8 @@ use rayon::ThreadPool;
 use crate::buffer::BufferRef;
 use crate::kernels::{self, Kernel};
 use crate::parallel::{
-    self, Parallelism, MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
+    self, Parallelism, MEDIUM_THRESHOLD_BYTES, MIN_PIECE_BYTES, PARALLEL_THRESHOLD_BYTES,
+    STREAM_THRESHOLD_BYTES,
 };
 use crate::walk::{Part, Plan, Source};
 
@@ -236,7 +237,7 @@ impl CompiledOperator {
         let medium =
             threads > 1 && (MEDIUM_THRESHOLD_BYTES..PARALLEL_THRESHOLD_BYTES).contains(&moved);
         let parts = if pool.is_some() || medium {
-            plan.split(threads, kernel.in_size, kernel.out_size)
+            plan.split(threads, kernel.in_size, kernel.out_size, MIN_PIECE_BYTES)
         } else {
             Vec::new()
         };

@@ -50,5 +50,6 @@ pub use device::{CompiledOperator, Device, DeviceBuilder, Operator};
 pub use ewise_core::*;
 pub use kernels::isa::{selected as instruction_set, InstructionSet, FORCE_PORTABLE_ENV};
 pub use parallel::{
-    Parallelism, MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
+    available_cores, max_threads, thread_pieces, Parallelism, MAX_THREADS, MEDIUM_THRESHOLD_BYTES,
+    MIN_PIECE_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES, THREADS_PER_CORE,
 };

@@ -57,20 +57,44 @@ impl Plan {
     }
 
     /// Splits the walk into at most `parts` pieces along the outermost dimension whose
-    /// output bytes are disjoint and increasing, for threads. Pieces start on multiples
-    /// of 64 elements of a single run. Empty when the walk cannot be split that way
-    /// (fewer than two pieces, or output layouts that interleave).
-    pub fn split(&self, parts: usize, in_size: usize, out_size: usize) -> Vec<Part> {
+    /// output bytes are disjoint and increasing, for threads; each piece moves at least
+    /// `min_piece` bytes (its elements times `in_size + out_size`), so there are fewer
+    /// pieces when the walk is small. Pieces start on multiples of 64 elements of a
+    /// single run. Empty when the walk cannot be split that way (fewer than two pieces,
+    /// or output layouts that interleave).
+    pub fn split(
+        &self,
+        parts: usize,
+        in_size: usize,
+        out_size: usize,
+        min_piece: u64,
+    ) -> Vec<Part> {
         let Some((&outer, rest)) = self.dims.split_first() else {
             return Vec::new();
         };
-        let granule = if rest.is_empty() { 64 } else { 1 };
-        let units = outer.size.div_ceil(granule);
-        let parts = (parts as u64).min(units);
-        if parts < 2 || self.elements == 0 {
+        if self.elements == 0 {
             return Vec::new();
         }
+        let granule = if rest.is_empty() { 64 } else { 1 };
+        let units = outer.size.div_ceil(granule);
         let inner_elements: u64 = rest.iter().map(|d| d.size).product();
+        let unit_bytes = (granule * inner_elements).saturating_mul((in_size + out_size) as u64);
+        let element_bytes = unit_bytes / granule;
+        // Pieces but the last hold at least floor(units / parts) units; the last holds
+        // what remains after the others.
+        let large_enough = |parts: u64| {
+            let last = outer.size - units * (parts - 1) / parts * granule;
+            units / parts * unit_bytes >= min_piece && last * element_bytes >= min_piece
+        };
+        let mut parts = (parts as u64)
+            .min(units)
+            .min(units / min_piece.div_ceil(unit_bytes.max(1)).max(1));
+        while parts >= 2 && !large_enough(parts) {
+            parts -= 1;
+        }
+        if parts < 2 {
+            return Vec::new();
+        }
         let inner_span: u64 = rest.iter().map(|d| (d.size - 1) * d.out_stride).sum();
         let mut pieces = Vec::with_capacity(parts as usize);
         let mut start = 0u64;
@@ -393,14 +417,14 @@ mod tests {
     #[test]
     fn splits_are_disjoint_and_cover_everything() {
         let p = Plan::new(&[1000], simplify(&[1000], &[1], &[1]));
-        let parts = p.split(3, 4, 1);
+        let parts = p.split(3, 4, 1, 0);
         assert_eq!(parts.len(), 3);
         assert_eq!(parts.iter().map(|x| x.plan.elements).sum::<u64>(), 1000);
         assert!(parts[..2].iter().all(|x| x.plan.elements % 64 == 0));
         assert_eq!(parts[1].in_start, parts[0].plan.elements as usize * 4);
         assert_eq!(parts[2].out_start + parts[2].out_len, 1000);
         let p = Plan::new(&[5, 7], simplify(&[5, 7], &[1, 5], &[8, 1]));
-        let parts = p.split(2, 2, 2);
+        let parts = p.split(2, 2, 2, 0);
         assert_eq!(parts.len(), 2);
         // Rows 0-1 of a padded 5x8 output, then rows 2-4.
         assert_eq!((parts[0].out_start, parts[0].out_len), (0, 2 * (8 + 7)));
@@ -410,7 +434,57 @@ mod tests {
         );
         assert_eq!(parts[1].in_start, 2 * 2);
         assert!(Plan::new(&[10], simplify(&[10], &[1], &[1]))
-            .split(4, 1, 1)
+            .split(4, 1, 1, 0)
             .is_empty());
+    }
+
+    #[test]
+    fn split_pieces_never_move_less_than_the_minimum() {
+        let min = crate::MIN_PIECE_BYTES;
+        let one_d = [
+            1u32,
+            63,
+            64,
+            65,
+            4095,
+            8191,
+            8192,
+            8193,
+            16_385,
+            100_000,
+            1 << 20,
+        ];
+        let mut plans: Vec<Plan> = one_d
+            .iter()
+            .map(|&n| Plan::new(&[n], simplify(&[n], &[1], &[1])))
+            .collect();
+        for (rows, cols) in [
+            (2u32, 40_000u32),
+            (1000, 33),
+            (33, 1000),
+            (600, 200),
+            (4097, 3),
+        ] {
+            let walk = simplify(&[rows, cols], &[1, u64::from(rows)], &[u64::from(cols), 1]);
+            plans.push(Plan::new(&[rows, cols], walk));
+        }
+        for plan in &plans {
+            for (in_size, out_size) in [(1, 1), (2, 2), (4, 1), (8, 8)] {
+                for parts in [2, 3, 7, 64, 1000, 100_000] {
+                    let pieces = plan.split(parts, in_size, out_size, min);
+                    assert!(pieces.len() <= parts, "{plan:?}");
+                    if pieces.is_empty() {
+                        assert!(plan.elements < 1 << 16, "{plan:?} {parts}: not split");
+                        continue;
+                    }
+                    let elements: u64 = pieces.iter().map(|p| p.plan.elements).sum();
+                    assert_eq!(elements, plan.elements, "{plan:?} {parts}");
+                    for p in &pieces {
+                        let piece = p.plan.elements * (in_size + out_size) as u64;
+                        assert!(piece >= min, "{plan:?} {parts}: a piece of {piece} bytes");
+                    }
+                }
+            }
+        }
     }
 }

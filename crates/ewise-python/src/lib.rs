@@ -64,7 +64,9 @@ create_exception!(
 ///     ...) validates exactly as DirectML would, raising ``ValidationError``.
 /// threads
 ///     Threads for large arrays; ``None`` uses one per core, 1 the calling thread.
-///     The GIL is released while large arrays are processed.
+///     A count above what can help (4 per core, at most 256) uses that many, and no
+///     thread is given less than 64 KiB of work (the rule that bounds the ``ewise``
+///     command's ``--threads``). The GIL is released while large arrays are processed.
 /// device
 ///     ``"cpu"`` or ``"gpu"``: the GPU backend (wgpu on Vulkan, Metal or DirectX 12;
 ///     the adapter is chosen as ``ewise.gpu_adapter()`` tells) gives the same bytes.

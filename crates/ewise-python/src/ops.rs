@@ -109,7 +109,10 @@ pub(crate) fn options(
         .transpose()?;
     let parallelism = match threads {
         None => Parallelism::Auto,
-        Some(n) if n >= 1 => Parallelism::threads(usize::try_from(n).unwrap_or(usize::MAX)),
+        Some(n) if n >= 1 => {
+            let cap = ewise_cpu::max_threads();
+            Parallelism::threads(usize::try_from(n).map_or(cap, |n| n.min(cap)))
+        }
         Some(n) => {
             return Err(PyValueError::new_err(format!(
                 "threads={n}: give a count of at least 1, or None for one per core"
