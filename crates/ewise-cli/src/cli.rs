@@ -165,9 +165,10 @@ pub struct ExecArgs {
     /// DirectML feature level to validate against (1_0 ... 6_4; also 6.4 or 0x6400).
     #[arg(long, value_name = "LEVEL", default_value = "6_4", value_parser = parse_level)]
     pub feature_level: FeatureLevel,
-    /// Threads for the operator on the CPU (0: one per core, the default); --device gpu
-    /// ignores it.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Threads for the operator on the CPU: 0 (the default) for one per core, or 1 to 4
+    /// per core (at most 256). Larger counts are refused: threads beyond the cores only
+    /// share them, and slow the run. --device gpu ignores it.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
     /// The element type, for the types numpy lacks: bfloat16 for ml_dtypes' bfloat16
     /// (saved as '<V2'); float8e4m3fn, float8e4m3fnuz, float8e5m2 or float8e5m2fnuz for
@@ -196,14 +197,23 @@ pub struct SupportArgs {
 /// Options of `ewise run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The .onnx model (external tensor data is read relative to its directory).
+    /// The .onnx model. External tensor data is read only from regular files inside its
+    /// directory, reached without following any symbolic link; a model naming anything
+    /// else is refused.
     pub model: PathBuf,
     /// An input: the graph input's name, '=', and a .npy file (split at the first '=').
     /// Give every input the model requires, once each.
     #[arg(short = 'i', long = "input", value_name = "NAME=FILE", value_parser = parse_named_input)]
     pub inputs: Vec<(String, PathBuf)>,
     /// Directory for the outputs, created if missing: OUTDIR/NAME.npy for each graph
-    /// output NAME. Existing files of those names are replaced, all or none.
+    /// output NAME (a symbolic link there is followed to the file it names). Checked
+    /// before any input is read: refused if an output would replace a file this run
+    /// reads (the model, its external data, an input), if two outputs lead to one file,
+    /// or if an output exists and is not a regular file you may write. Outputs are
+    /// written to temporary files, then renamed into place all or none: if a rename
+    /// fails, those already renamed are undone and every file is as it was; if undoing
+    /// fails too, the error names each file not restored and where its previous contents
+    /// are. Not covered: the process killed (kill -9) or power lost during the renames.
     #[arg(short = 'o', long = "output-dir", value_name = "OUTDIR")]
     pub output_dir: PathBuf,
     /// What SIGN gives for NaN: propagate (ONNX) returns the NaN unchanged, zero
@@ -328,6 +338,62 @@ fn parse_named_input(s: &str) -> Result<(String, PathBuf), String> {
     }
 }
 
+/// Parses a `--threads` value: 0 (one per core) or 1 to [`ewise_cpu::max_threads`], the
+/// cap every execution applies. A larger count is refused with the accepted range.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let cap = ewise_cpu::max_threads();
+    let accepted = format!(
+        "accepted: 0 for one per core, or 1 to {cap}: {} per core on {} cores, at most {}",
+        ewise_cpu::THREADS_PER_CORE,
+        ewise_cpu::available_cores(),
+        ewise_cpu::MAX_THREADS
+    );
+    match s.trim().parse::<u128>() {
+        Ok(n) if n <= cap as u128 => Ok(n as usize),
+        Ok(n) => Err(format!(
+            "{n} threads is more than this machine can use ({accepted})"
+        )),
+        Err(_) => Err(format!("'{s}' is not a thread count ({accepted})")),
+    }
+}
+
+/// A command-line error as one line, without clap's `error: ` prefix: its lines joined
+/// (continuation lines such as `[possible values: ...]` after the line they continue,
+/// the usage line as `usage: ...`), without the "For more information" line.
+pub fn one_line_error(err: &clap::Error) -> String {
+    let text = err.render().to_string();
+    let mut out = String::new();
+    let mut under_heading = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with("For more information") {
+            continue;
+        }
+        let indented = line.starts_with(char::is_whitespace);
+        let part = trimmed.strip_prefix("error: ").unwrap_or(trimmed);
+        let part = match part.strip_prefix("Usage: ") {
+            Some(usage) => format!("usage: {usage}"),
+            None => part.to_string(),
+        };
+        if !out.is_empty() {
+            out.push_str(
+                if out.ends_with(':') || (indented && part.starts_with('[')) {
+                    " "
+                } else if indented && under_heading {
+                    ", "
+                } else {
+                    "; "
+                },
+            );
+        }
+        if !indented {
+            under_heading = part.ends_with(':');
+        }
+        out.push_str(&part);
+    }
+    out
+}
+
 fn parse_dtype(s: &str) -> Result<DataType, String> {
     DataType::from_name(s)
         .filter(|t| t.size_in_bytes().is_some() && *t != DataType::Unknown)
@@ -375,5 +441,40 @@ mod tests {
         assert_eq!(args.exec.feature_level, FeatureLevel::L2_1);
         assert_eq!(args.exec.dtype, Some(DataType::Bfloat16));
         assert!(Cli::try_parse_from(["ewise", "support", "--feature-level", "7_0"]).is_err());
+    }
+
+    #[test]
+    fn thread_counts_above_the_cap_are_refused_with_the_range() {
+        let cap = ewise_cpu::max_threads();
+        assert_eq!(parse_threads("0"), Ok(0));
+        assert_eq!(parse_threads(&cap.to_string()), Ok(cap));
+        for bad in [cap as u128 + 1, 100_000, u128::from(u64::MAX) + 1] {
+            let err = parse_threads(&bad.to_string()).unwrap_err();
+            assert!(err.contains(&format!("or 1 to {cap}")), "{err}");
+        }
+        assert!(parse_threads("-1").is_err());
+    }
+
+    #[test]
+    fn usage_errors_are_one_line_naming_the_option_and_what_it_accepts() {
+        let line = |args: &[&str]| one_line_error(&Cli::try_parse_from(args).unwrap_err());
+        let nan = line(&["ewise", "sign", "a", "b", "--nan", "one"]);
+        assert_eq!(
+            nan,
+            "invalid value 'one' for '--nan <POLICY>' [possible values: zero, propagate]"
+        );
+        let threads = line(&["ewise", "sign", "a", "b", "--threads", "100000"]);
+        assert!(threads.starts_with("invalid value '100000' for '--threads <N>': "));
+        let missing = line(&["ewise", "sign", "a"]);
+        assert!(
+            missing.starts_with(
+                "the following required arguments were not provided: <OUTPUT>; usage: ewise sign"
+            ),
+            "{missing}"
+        );
+        for text in [nan, threads, missing, line(&["ewise", "frobnicate"])] {
+            assert!(!text.contains('\n') && !text.starts_with("error"), "{text}");
+            assert!(!text.contains("For more information"), "{text}");
+        }
     }
 }

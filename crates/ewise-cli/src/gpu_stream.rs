@@ -340,10 +340,16 @@ impl Ends for InPlace<'_> {
         use std::os::unix::fs::FileExt;
 
         let size = self.input.element.size();
+        self.input.check_not_truncated(start)?;
         self.input
             .file
             .read_exact_at(bytes, self.input.data_offset + start * size as u64)
-            .map_err(|e| at(&self.input.path, describe_io("read failed", &e)))?;
+            .map_err(|e| {
+                self.input
+                    .check_not_truncated(start)
+                    .err()
+                    .unwrap_or_else(|| at(&self.input.path, describe_io("read failed", &e)))
+            })?;
         if self.input.element.needs_swap() {
             swap_bytes(bytes, size);
         }
@@ -362,6 +368,7 @@ impl Ends for InPlace<'_> {
         } else {
             bytes
         };
+        self.input.check_not_truncated(start)?;
         self.input
             .file
             .write_all_at(data, self.input.data_offset + start * size as u64)
@@ -399,7 +406,7 @@ pub fn transform_in_place(
     let done = pump(kernels, &shape, &mut ends)?;
     if ends.stopped {
         anyhow::bail!(
-            "{}: interrupted (Ctrl-C) after {done} of {} elements; run the same command again to finish (SIGN is idempotent)",
+            "{}: interrupted after {done} of {} elements; run the same command again to finish (SIGN is idempotent)",
             input.path.display(),
             input.count
         );

@@ -19,12 +19,16 @@ mod table;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::Parser;
 
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
     interrupt::install();
     let result = match &cli.command {
         Command::Sign(args) => commands::sign::run(args),
@@ -46,6 +50,26 @@ fn main() -> ExitCode {
             } else {
                 ExitCode::FAILURE
             }
+        }
+    }
+}
+
+/// Reports a command-line error: `--help`, `--version` and the help shown for a missing
+/// subcommand print as clap prints them, with clap's exit status; any other error is
+/// one line, `ewise: error: ...`, naming the option and what it accepts, with exit
+/// status 2.
+fn usage_error(err: &clap::Error) -> ExitCode {
+    let status = |code: i32| ExitCode::from(u8::try_from(code).unwrap_or(2));
+    match err.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            status(err.exit_code())
+        }
+        _ => {
+            let _ = writeln!(io::stderr(), "ewise: error: {}", cli::one_line_error(err));
+            status(2)
         }
     }
 }

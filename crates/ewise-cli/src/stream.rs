@@ -58,7 +58,9 @@ pub fn transform(
 }
 
 /// Applies SIGN to `input`'s data where it lies, chunk by chunk: each chunk is read,
-/// computed and written back to the same bytes. The header is never written.
+/// computed and written back to the same bytes. The header is never written. A file
+/// truncated by another program meanwhile stops the run with an error before the next
+/// read or write ([`NpyInput::check_not_truncated`]), so it is never grown again.
 #[cfg(unix)]
 pub fn transform_in_place(
     input: &NpyInput,
@@ -74,7 +76,7 @@ pub fn transform_in_place(
     while done < input.count {
         if interrupt::requested() {
             anyhow::bail!(
-                "{}: interrupted (Ctrl-C) after {done} of {} elements; run the same command again to finish (SIGN is idempotent)",
+                "{}: interrupted after {done} of {} elements; run the same command again to finish (SIGN is idempotent)",
                 input.path.display(),
                 input.count
             );
@@ -82,10 +84,13 @@ pub fn transform_in_place(
         let n = chunk.min(usize::try_from(input.count - done).unwrap_or(usize::MAX));
         let data = &mut buf[..n * size];
         let offset = input.data_offset + done * size as u64;
-        input
-            .file
-            .read_exact_at(data, offset)
-            .map_err(|e| at(&input.path, describe_io("read failed", &e)))?;
+        input.check_not_truncated(done)?;
+        input.file.read_exact_at(data, offset).map_err(|e| {
+            input
+                .check_not_truncated(done)
+                .err()
+                .unwrap_or_else(|| at(&input.path, describe_io("read failed", &e)))
+        })?;
         if input.element.needs_swap() {
             swap_bytes(data, size);
         }
@@ -93,6 +98,7 @@ pub fn transform_in_place(
         if input.element.needs_swap() {
             swap_bytes(data, size);
         }
+        input.check_not_truncated(done)?;
         input
             .file
             .write_all_at(data, offset)

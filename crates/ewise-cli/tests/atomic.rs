@@ -241,7 +241,7 @@ fn ctrl_c_stops_at_the_next_chunk_and_leaves_no_file() {
     writer.join().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
-    assert!(err.contains("interrupted (Ctrl-C)"), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
     assert_eq!(
         file_names(dir.path()),
         ["in.fifo"],

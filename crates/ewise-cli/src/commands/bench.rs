@@ -11,8 +11,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use ewise_cpu::baseline::{self, CopyKind};
 use ewise_cpu::{
-    support, Buffer, CompiledOperator, DataType, Device, Extensions, InfinityMode, NanPolicy,
-    OperatorDesc, Parallelism, TensorDesc,
+    support, CompiledOperator, DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc,
+    Parallelism, TensorDesc,
 };
 
 use crate::cli::{DeviceKind, DEVICE_ENV};
@@ -56,8 +56,10 @@ pub struct BenchArgs {
     /// cpu; 1Mi 16Mi 256Mi and 1 GiB of input, where the device has the memory, on the gpu].
     #[arg(long, num_args = 1.., value_parser = parse_size)]
     sizes: Vec<u32>,
-    /// Threads for the operator and the threaded copies (0: one per core; cpu only).
-    #[arg(long, default_value_t = 0)]
+    /// Threads for the operator and the threaded copies: 0 (the default) for one per
+    /// core, or 1 to 4 per core (at most 256); larger counts are refused, as on `sign`
+    /// (cpu only).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::cli::parse_threads)]
     threads: usize,
     /// Input layouts: a packed array, the transpose of a 2-D one, or a row broadcast
     /// along a 2-D output (a stride-0 dimension).
@@ -305,23 +307,97 @@ fn desc(op: &str, dtype: DataType, elements: u32, layout: Layout) -> OperatorDes
     }
 }
 
-/// Input bytes with every kind of value: random patterns (NaNs, infinities, negatives,
-/// subnormals, zeros all occur).
-fn pattern_bytes(len: usize) -> Vec<u8> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect()
+/// The generator of the input bytes: random patterns, so that every kind of value
+/// (NaNs, infinities, negatives, subnormals, zeros) occurs.
+struct Pattern(u64);
+
+impl Pattern {
+    fn new() -> Pattern {
+        Pattern(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Writes the next `bytes.len()` bytes of the pattern.
+    fn fill(&mut self, bytes: &mut [u8]) {
+        for b in bytes {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            *b = (self.0 >> 24) as u8;
+        }
+    }
 }
 
-/// [`pattern_bytes`] in a CPU buffer.
-fn pattern(len: usize) -> Buffer {
-    Buffer::from_bytes(&pattern_bytes(len))
+/// The first `len` bytes of the input pattern, for buffers small enough to make at once.
+fn pattern_bytes(len: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; len];
+    Pattern::new().fill(&mut bytes);
+    bytes
+}
+
+/// Bytes filled between two looks for a stop request while buffers are made.
+const FILL_CHUNK: usize = 64 << 20;
+
+/// A buffer for the CPU cases: `len` bytes starting on a 64-byte boundary where the
+/// allocator allows (as [`ewise_cpu::Buffer`] gives them), made without aborting when
+/// memory runs out.
+struct Aligned {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    /// `len` bytes of the input pattern (`pattern`) or zeros. Fails, with `what` in the
+    /// message, when the memory cannot be had, and stops between chunks of the filling
+    /// when a stop was requested.
+    fn new(len: usize, pattern: bool, what: &dyn Fn() -> String) -> Result<Aligned> {
+        let mut storage = Vec::<u8>::new();
+        let reserved = len
+            .checked_add(63)
+            .ok_or(())
+            .and_then(|total| storage.try_reserve_exact(total).map_err(|_| ()));
+        if reserved.is_err() {
+            bail!(
+                "cannot allocate {len} bytes ({:.1} GiB) for {}: not enough memory; choose a smaller --sizes",
+                len as f64 / f64::from(1u32 << 30),
+                what()
+            );
+        }
+        let start = match storage.as_ptr().align_offset(64) {
+            at if at < 64 => at,
+            _ => 0,
+        };
+        storage.resize(start, 0);
+        let mut generator = Pattern::new();
+        while storage.len() < start + len {
+            crate::interrupt::check()?;
+            let from = storage.len();
+            let step = FILL_CHUNK.min(start + len - from);
+            storage.resize(from + step, 0);
+            if pattern {
+                generator.fill(&mut storage[from..]);
+            }
+        }
+        Ok(Aligned {
+            storage,
+            start,
+            len,
+        })
+    }
+}
+
+impl std::ops::Deref for Aligned {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.storage[self.start..self.start + self.len]
+    }
+}
+
+impl std::ops::DerefMut for Aligned {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
+    }
 }
 
 /// Times `f` repeated enough times to last about 200 microseconds, per call.
@@ -373,11 +449,22 @@ fn measure(
         .and_then(|d| d.create_operator(&desc))
         .and_then(|o| o.with_nan_policy(policy).compile())
         .with_context(|| format!("{op} {dtype} x {elements}"))?;
-    let in_len = desc.input().exact_span_in_bytes().unwrap_or(0) as usize;
-    let out_len = desc.output().exact_span_in_bytes().unwrap_or(0) as usize;
+    let case = || {
+        format!(
+            "{op} {} x {elements} ({})",
+            dtype.name().to_lowercase(),
+            layout.name()
+        )
+    };
+    let span = |t: &TensorDesc| {
+        t.exact_span_in_bytes()
+            .and_then(|n| usize::try_from(n).ok())
+            .with_context(|| format!("{}: too large for this machine's memory", case()))
+    };
+    let (in_len, out_len) = (span(desc.input())?, span(desc.output())?);
     let moved = (in_len + out_len) as f64;
-    let input = pattern(in_len);
-    let mut output = Buffer::zeroed(out_len);
+    let input = Aligned::new(in_len, true, &|| format!("the input of {}", case()))?;
+    let mut output = Aligned::new(out_len, false, &|| format!("the output of {}", case()))?;
     let copy_len = (in_len + out_len) / 2;
     let kinds = [
         (CopyKind::Plain, 1),
@@ -385,28 +472,36 @@ fn measure(
         (CopyKind::Streaming, 1),
         (CopyKind::Streaming, threads),
     ];
-    let mut copy_buffers: Vec<(Buffer, Buffer)> = kinds
-        .iter()
-        .map(|_| (pattern(copy_len), Buffer::zeroed(copy_len)))
-        .collect();
+    let mut copy_buffers: Vec<(Aligned, Aligned)> = Vec::new();
+    for _ in kinds {
+        let what = || format!("the baseline copies of {}", case());
+        copy_buffers.push((
+            Aligned::new(copy_len, true, &what)?,
+            Aligned::new(copy_len, false, &what)?,
+        ));
+    }
     let mut failure = None;
+    let read_threads = compiled.threads();
     let mut timers: Vec<Timed<'_>> = Vec::with_capacity(1 + kinds.len());
+    crate::interrupt::check()?;
     timers.push(Timed::new(Box::new(|| {
         if let Err(e) = compiled.execute_slices(&input, &mut output) {
             failure.get_or_insert(e);
         }
     })));
     for (&(kind, t), (from, to)) in kinds.iter().zip(copy_buffers.iter_mut()) {
+        crate::interrupt::check()?;
         timers.push(Timed::new(Box::new(move || {
             baseline::copy(to, from, kind, t)
         })));
     }
-    let read_threads = compiled.threads();
+    crate::interrupt::check()?;
     timers.push(Timed::new(Box::new(|| {
         std::hint::black_box(baseline::read(&input, read_threads));
     })));
     for _ in 0..samples {
         for timer in &mut timers {
+            crate::interrupt::check()?;
             timer.sample();
         }
     }

@@ -10,10 +10,13 @@ use ewise_onnx::conformance::{self, CaseOutcome};
 use ewise_onnx::NanPolicy;
 
 use crate::cli::{DeviceKind, OnnxTestArgs};
+use crate::interrupt;
 
 /// Runs `ewise onnx-test`: prints `PASS <name>` or `FAIL <name>: <why>` per directory,
 /// in the order given, then `N passed, M failed`. Fails (exit status 1) when any case
-/// failed; a directory that is not a test case is a failed case, not an error.
+/// failed; a directory that is not a test case is a failed case, not an error. A stop
+/// request (Ctrl-C) is honoured between cases: the run ends with an "interrupted"
+/// error, without the summary.
 pub fn run(args: &OnnxTestArgs) -> Result<()> {
     let policy = NanPolicy::from(args.nan);
     let gpu = match args.device {
@@ -21,7 +24,13 @@ pub fn run(args: &OnnxTestArgs) -> Result<()> {
         DeviceKind::Gpu => Some(crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?),
     };
     let mut outcomes = Vec::with_capacity(args.dirs.len());
-    for dir in &args.dirs {
+    for (done, dir) in args.dirs.iter().enumerate() {
+        if interrupt::requested() {
+            bail!(
+                "interrupted: stopped after {done} of {} test cases",
+                args.dirs.len()
+            );
+        }
         let outcome = case(dir, policy, gpu.as_ref());
         crate::print(&format!("{}\n", outcome.to_string().replace('\n', " ")))?;
         outcomes.push(outcome);

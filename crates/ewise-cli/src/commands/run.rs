@@ -1,10 +1,25 @@
 //! `ewise run`: an ONNX model over `.npy` inputs, one `.npy` file per graph output.
 //!
-//! Everything that can be checked without computing is checked before any data is read
-//! or any file is written: the output names (each must be a plain file name), the
-//! inputs' names, element types and shapes against the model's declarations. Outputs
-//! are written to temporary files in OUTDIR and renamed into place only when all of
-//! them are complete, so a failed run leaves no output behind.
+//! Before any input data is read, and so before anything is computed or written:
+//! - the output names are checked (each must be a plain file name, each once);
+//! - every output path `OUTDIR/NAME.npy` is resolved as [`crate::output`] describes
+//!   (symbolic links followed to their final target) and refused, naming the file, if
+//!   OUTDIR is not a directory, the target exists and is not a regular file, this
+//!   process may not write it or create files beside it, it is a file this run reads
+//!   (the `.onnx` file, an input, or one of the model's external data files, by any
+//!   spelling, link or hard link), or two outputs resolve to one file (the same final
+//!   path, or the same existing file);
+//! - the inputs' names, element types and shapes are checked against the model's
+//!   declarations.
+//!
+//! Outputs are then written to temporary files beside their targets (each synced and
+//! closed when complete) and committed by [`crate::output::commit_all`]: all of them
+//! replace their targets, or on failure every target (in OUTDIR, or where a link in
+//! OUTDIR leads) is as it was; if restoring a file fails, the error says where its
+//! previous contents are. OUTDIR and its missing parents are created just before the
+//! first temporary, and removed again if the run then fails and they are still empty.
+//! A stop request (Ctrl-C) is honoured after each input is read, before each output is
+//! written and before the commit; what was written is then removed.
 //!
 //! Element types on disk: numeric types use numpy's type strings; bool is `|b1`; the
 //! types numpy lacks are raw items, as ml_dtypes saves them. An input the model declares
@@ -18,7 +33,7 @@
 //! and before any data is read), values staying there between nodes; the files written
 //! are byte for byte those of `--device cpu`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -29,13 +44,15 @@ use ewise_onnx::{dtype, DataType, Model, Tensor};
 
 use crate::cli::{DeviceKind, RunArgs};
 use crate::input::NpyInput;
-use crate::output::Output;
-use crate::paths::{at, describe_io, same_file};
+use crate::interrupt;
+use crate::output::{self, Existing, Staged, Target};
+use crate::paths::{at, describe_io, file_id, same_file};
 
 /// Runs `ewise run`.
 pub fn run(args: &RunArgs) -> Result<()> {
     let model = load(&args.model)?.with_nan_policy(args.nan.into());
     let dests = output_paths(&model, &args.output_dir)?;
+    let targets = plan_outputs(&args.output_dir, &model, &dests, &files_read(args, &model))?;
     let sources = open_inputs(&model, &args.inputs)?;
     let described: Vec<(&str, DataType, &[usize])> = sources
         .iter()
@@ -48,15 +65,29 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     let mut inputs = Vec::with_capacity(sources.len());
     for source in sources {
+        interrupt::check()?;
         let path = source.file.path.clone();
         let name = source.name.clone();
         inputs.push((name, read_tensor(source).map_err(|e| at(&path, e))?));
     }
+    interrupt::check()?;
     let outputs = model
         .run(inputs)
         .map_err(|e| at(&args.model, format!("run failed: {e}")))?;
-    let inputs: Vec<&Path> = args.inputs.iter().map(|(_, p)| p.as_path()).collect();
-    write_outputs(&args.output_dir, &dests, &outputs, &args.model, &inputs)
+    write_outputs(&args.output_dir, &targets, &outputs)
+}
+
+/// Every file this run reads: the model, its external data files and the inputs.
+fn files_read(args: &RunArgs, model: &Model) -> Vec<(PathBuf, &'static str)> {
+    let mut files = vec![(args.model.clone(), "the model")];
+    files.extend(
+        model
+            .data_files()
+            .iter()
+            .map(|p| (p.clone(), "external data of the model")),
+    );
+    files.extend(args.inputs.iter().map(|(_, p)| (p.clone(), "an input")));
+    files
 }
 
 fn load(path: &Path) -> Result<Model> {
@@ -99,6 +130,188 @@ fn output_paths(model: &Model, dir: &Path) -> Result<Vec<PathBuf>> {
         dests.push(dir.join(format!("{name}.npy")));
     }
     Ok(dests)
+}
+
+/// Resolves and checks every output path (see the module docs) before anything is read;
+/// `reads` are the files this run reads, with what each is. Linear in the number of
+/// outputs: each distinct directory is canonicalized and checked once, and files are
+/// matched through hash maps.
+fn plan_outputs(
+    dir: &Path,
+    model: &Model,
+    dests: &[PathBuf],
+    reads: &[(PathBuf, &str)],
+) -> Result<Vec<Target>> {
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(at(dir, "is not a directory; OUTDIR must be a directory")),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            if fs::symlink_metadata(dir).is_ok() {
+                return Err(at(
+                    dir,
+                    "is a symbolic link to a directory that does not exist; create it first",
+                ));
+            }
+            check_creatable(dir)?;
+            return Ok(dests.iter().map(|d| Target::absent(d)).collect());
+        }
+        Err(e) => return Err(at(dir, describe_io("cannot use as OUTDIR", &e))),
+    }
+    let mut read_paths: HashMap<PathBuf, (&Path, &str)> = HashMap::new();
+    let mut read_ids: HashMap<(u64, u64), (&Path, &str)> = HashMap::new();
+    let mut read_meta: Vec<(&Path, &str, fs::Metadata)> = Vec::new();
+    for (path, what) in reads {
+        if let Ok(canonical) = fs::canonicalize(path) {
+            read_paths.insert(canonical, (path, what));
+        }
+        if let Ok(meta) = fs::metadata(path) {
+            match file_id(&meta) {
+                Some(id) => {
+                    read_ids.insert(id, (path, what));
+                }
+                None => read_meta.push((path, what, meta)),
+            }
+        }
+    }
+    let names: Vec<&str> = model.outputs().iter().map(|o| o.name.as_str()).collect();
+    let mut canonical_dirs: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    let mut by_id: HashMap<(u64, u64), usize> = HashMap::new();
+    let mut targets: Vec<Target> = Vec::with_capacity(dests.len());
+    for (i, dest) in dests.iter().enumerate() {
+        let target = Target::resolve(dest)?;
+        let target_dir = target.dir();
+        let canonical_dir = match canonical_dirs.get(&target_dir) {
+            Some(c) => c.clone(),
+            None => {
+                target.check_directory_writable()?;
+                let c = fs::canonicalize(&target_dir).unwrap_or_else(|_| target_dir.clone());
+                canonical_dirs.insert(target_dir, c.clone());
+                c
+            }
+        };
+        let key = canonical_dir.join(target.path().file_name().unwrap_or_default());
+        let name = names.get(i).copied().unwrap_or_default();
+        match target.existing() {
+            Existing::Absent => {}
+            Existing::File(meta) => {
+                let id = file_id(meta);
+                let read = read_paths
+                    .get(&key)
+                    .or_else(|| id.and_then(|id| read_ids.get(&id)))
+                    .copied()
+                    .or_else(|| {
+                        read_meta
+                            .iter()
+                            .find(|(_, _, m)| same_file(meta, m))
+                            .map(|(p, what, _)| (*p, *what))
+                    });
+                if let Some((path, what)) = read {
+                    return Err(at(
+                        dest,
+                        format!(
+                            "is {} ({what}), which this run reads; choose another output directory",
+                            path.display()
+                        ),
+                    ));
+                }
+                if let Some(&j) = id.and_then(|id| by_id.get(&id)) {
+                    return Err(collision(
+                        &targets[j],
+                        names.get(j).copied().unwrap_or_default(),
+                        &target,
+                        name,
+                    ));
+                }
+                target.check_replaceable()?;
+                if let Some(id) = id {
+                    by_id.insert(id, i);
+                }
+            }
+            Existing::Directory => {
+                return Err(at(
+                    dest,
+                    "exists and is not a regular file (a directory); ewise run writes only regular files",
+                ));
+            }
+            Existing::Special(_) => {
+                return Err(at(
+                    dest,
+                    "exists and is not a regular file (a FIFO, device or socket); ewise run writes only regular files",
+                ));
+            }
+        }
+        if let Some(&j) = by_path.get(&key) {
+            return Err(collision(
+                &targets[j],
+                names.get(j).copied().unwrap_or_default(),
+                &target,
+                name,
+            ));
+        }
+        by_path.insert(key, i);
+        targets.push(target);
+    }
+    Ok(targets)
+}
+
+/// The error for two outputs that resolve to one file: `first` of graph output
+/// `first_name`, and `second` of `second_name`.
+fn collision(
+    first: &Target,
+    first_name: &str,
+    second: &Target,
+    second_name: &str,
+) -> anyhow::Error {
+    anyhow!(
+        "{}: graph output {second_name:?} and graph output {first_name:?} ({}) would both be written to {}; each output needs its own file",
+        second.given().display(),
+        first.given().display(),
+        second.path().display()
+    )
+}
+
+/// Refuses an OUTDIR that cannot be created: its nearest existing ancestor must be a
+/// directory this process may create entries in.
+fn check_creatable(dir: &Path) -> Result<()> {
+    let mut ancestor = dir;
+    loop {
+        ancestor = match ancestor.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        match fs::metadata(ancestor) {
+            Ok(meta) if meta.is_dir() => {
+                return crate::paths::check_writable(ancestor).map_err(|e| {
+                    at(
+                        dir,
+                        describe_io(
+                            &format!("cannot create OUTDIR in {}", ancestor.display()),
+                            &e,
+                        ),
+                    )
+                });
+            }
+            Ok(_) => {
+                return Err(at(
+                    dir,
+                    format!(
+                        "cannot create OUTDIR: {} is not a directory",
+                        ancestor.display()
+                    ),
+                ))
+            }
+            Err(_) if ancestor == Path::new(".") || ancestor.parent().is_none() => {
+                return Err(at(dir, "cannot create OUTDIR: no parent directory exists"))
+            }
+            Err(_) => {}
+        }
+    }
 }
 
 /// An input file, opened and matched with the graph input it is given for.
@@ -227,13 +440,14 @@ fn open_input(name: &str, path: &Path, declared: DataType) -> Result<Source> {
     })
 }
 
-/// The type string of a `.npy` file, if its header can be read; errors are left to
-/// [`NpyInput::open`], which reports them.
+/// The type string of a regular `.npy` file, if its header can be read; errors are left
+/// to [`NpyInput::open`], which reports them. A FIFO or device is not opened here (it is
+/// opened once, by [`NpyInput::open`]).
 fn peek_type(path: &Path) -> Option<TypeStr> {
-    let mut file = File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
+    if !fs::metadata(path).ok()?.is_file() {
         return None;
     }
+    let mut file = File::open(path).ok()?;
     let parsed = Header::read(&mut file).ok()?;
     TypeStr::parse(&parsed.header.descr).ok()
 }
@@ -241,10 +455,10 @@ fn peek_type(path: &Path) -> Option<TypeStr> {
 /// Reads an input's data into a row-major tensor in this machine's byte order.
 fn read_tensor(source: Source) -> Result<Tensor> {
     let Source {
+        name,
         mut file,
         data_type,
         shape,
-        ..
     } = source;
     let size = file.element.size();
     let len = file
@@ -273,7 +487,14 @@ fn read_tensor(source: Source) -> Result<Tensor> {
     if file.header.fortran_order && shape.len() > 1 {
         data = fortran_to_c(&data, &shape, size);
     }
-    Tensor::new(data_type, shape, data).map_err(|e| anyhow!("{e}"))
+    Tensor::new(data_type, shape, data).map_err(|e| match e {
+        ewise_onnx::Error::TooLarge { shape, limit, .. } => anyhow!(
+            "input {name:?} of {} with shape {shape} is too large ({limit})",
+            dtype::name(data_type)
+        ),
+        ewise_onnx::Error::InvalidTensor { reason, .. } => anyhow!("input {name:?}: {reason}"),
+        e => anyhow!("input {name:?}: {e}"),
+    })
 }
 
 /// Reorders the elements of a column-major array of `shape` into row-major order.
@@ -315,76 +536,70 @@ fn output_element(data_type: DataType) -> ElementType {
     })
 }
 
-/// Writes every output to a temporary file in `dir` (created if missing), then renames
-/// them all into place. Refuses, before writing anything, to replace the model or an
-/// input file and destinations that exist but are not regular files. If a rename fails,
-/// the outputs already renamed are removed again (files they replaced are not
-/// restored), so no output of a failed run remains.
-fn write_outputs(
-    dir: &Path,
-    dests: &[PathBuf],
-    outputs: &[(String, Tensor)],
-    model: &Path,
-    inputs: &[&Path],
-) -> Result<()> {
-    if dests.len() != outputs.len() {
+/// Writes every output to a temporary file beside its target, then commits them all
+/// (see the module docs). Creates `dir` and its missing parents first; removes those
+/// again, where still empty, if the run fails.
+fn write_outputs(dir: &Path, targets: &[Target], outputs: &[(String, Tensor)]) -> Result<()> {
+    if targets.len() != outputs.len() {
         bail!(
             "the model gave {} outputs but declares {}",
             outputs.len(),
-            dests.len()
+            targets.len()
         );
     }
-    fs::create_dir_all(dir)
-        .map_err(|e| at(dir, describe_io("cannot create the output directory", &e)))?;
-    let read_meta: Vec<(&Path, fs::Metadata)> = inputs
-        .iter()
-        .chain([&model])
-        .filter_map(|p| fs::metadata(p).ok().map(|m| (*p, m)))
-        .collect();
-    let mut pending = Vec::with_capacity(outputs.len());
-    for (dest, (_, tensor)) in dests.iter().zip(outputs) {
-        if let Ok(meta) = fs::metadata(dest) {
-            if let Some((input, _)) = read_meta.iter().find(|(_, m)| same_file(&meta, m)) {
-                return Err(at(
-                    dest,
-                    format!(
-                        "is {}, which this run reads; choose another output directory",
-                        input.display()
-                    ),
-                ));
-            }
-            if !meta.is_file() {
-                return Err(at(
-                    dest,
-                    "exists and is not a regular file; ewise run writes only regular files",
-                ));
-            }
+    let created = create_dirs(dir)?;
+    let result = stage_and_commit(targets, outputs);
+    if result.is_err() {
+        for made in created.iter().rev() {
+            let _ = fs::remove_dir(made);
         }
-        let mut out = Output::create(dest, model)?;
+    }
+    result
+}
+
+/// Removes stale temporaries, writes each output to its temporary file, and commits.
+fn stage_and_commit(targets: &[Target], outputs: &[(String, Tensor)]) -> Result<()> {
+    output::remove_stale_temporaries(targets);
+    let mut staged = Vec::with_capacity(outputs.len());
+    for (target, (_, tensor)) in targets.iter().zip(outputs) {
+        interrupt::check()?;
         let header = Header {
             descr: output_element(tensor.data_type).descr(),
             fortran_order: false,
             shape: tensor.shape.iter().map(|&d| d as u64).collect(),
         };
-        out.write_all(&header.to_bytes())?;
-        out.write_all(&tensor.data)?;
-        out.file()
-            .sync_all()
-            .map_err(|e| at(dest, describe_io("write failed", &e)))?;
-        pending.push(out);
+        staged.push(Staged::write(target, &[&header.to_bytes(), &tensor.data])?);
     }
-    let mut done: Vec<PathBuf> = Vec::with_capacity(pending.len());
-    for out in pending {
-        let dest = out.dest().to_path_buf();
-        if let Err(e) = out.commit() {
-            for path in &done {
-                let _ = fs::remove_file(path);
+    interrupt::check()?;
+    output::commit_all(staged)
+}
+
+/// Creates `dir` and its missing parents; returns those it created, outermost first.
+fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut missing = Vec::new();
+    let mut next = Some(dir);
+    while let Some(d) = next.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        missing.push(d.to_path_buf());
+        next = d.parent();
+    }
+    missing.reverse();
+    let mut created = Vec::with_capacity(missing.len());
+    for d in missing {
+        match fs::create_dir(&d) {
+            Ok(()) => created.push(d),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+            Err(e) => {
+                for made in created.iter().rev() {
+                    let _ = fs::remove_dir(made);
+                }
+                return Err(at(
+                    &d,
+                    describe_io("cannot create the output directory", &e),
+                ));
             }
-            return Err(e);
         }
-        done.push(dest);
     }
-    Ok(())
+    Ok(created)
 }
 
 #[cfg(test)]

@@ -74,9 +74,9 @@ pub enum NpyError {
         key: String,
     },
     /// A key given twice.
-    #[error("header gives the key '{key}' twice")]
+    #[error("header gives the key {key} twice")]
     DuplicateKey {
-        /// The repeated key.
+        /// The repeated key, as Python would print it (quoted).
         key: String,
     },
     /// A value of the wrong kind.

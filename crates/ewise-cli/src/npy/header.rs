@@ -579,4 +579,18 @@ mod tests {
             Err(NpyError::TooManyDimensions { count: 65, .. })
         ));
     }
+
+    #[test]
+    fn keys_in_messages_are_quoted_once() {
+        let twice = "{'descr': '<f4', 'fortran_order': False, 'shape': (), 'shape': ()}";
+        let err = Header::parse_text(twice.as_bytes()).unwrap_err();
+        assert_eq!(err.to_string(), "header gives the key 'shape' twice");
+        let other = "{'descr': '<f4', 'fortran_order': False, 'shape': (), 'x': 1}";
+        let err = Header::parse_text(other.as_bytes()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("header has an unexpected key 'x' ("),
+            "{err}"
+        );
+    }
 }

@@ -219,3 +219,196 @@ pub fn gpu() -> bool {
     eprintln!("skipping GPU test: `ewise devices` finds no GPU adapter for --device gpu");
     false
 }
+
+/// Runs `command` (standard input empty, output captured); kills it and returns `None`
+/// if it has not finished within `limit`.
+pub fn output_within(mut command: Command, limit: std::time::Duration) -> Option<Output> {
+    use std::process::Stdio;
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    wait_within(child, limit)
+}
+
+/// Waits for `child` and returns its output; kills it and returns `None` if it has not
+/// finished within `limit`.
+pub fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> Option<Output> {
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait for the command").is_some() {
+            return Some(child.wait_with_output().expect("the command's output"));
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `ewise` with these arguments, as [`output_within`] runs it.
+pub fn ewise_within<I, S>(args: I, limit: std::time::Duration) -> Option<Output>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut command = ewise_command();
+    command.args(args);
+    output_within(command, limit)
+}
+
+/// Whether the tests run as the superuser.
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// Makes a named pipe at `path`.
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
+
+/// The user id [`as_other_user`] runs as (`nobody`).
+pub const OTHER_UID: u32 = 65534;
+
+/// A command that runs the `ewise` binary as user and group [`OTHER_UID`], for tests
+/// of what an ordinary user may do; `None`, saying why, unless the tests run as root
+/// with `setpriv` and without a runner, and that user can execute the binary.
+pub fn as_other_user() -> Option<Command> {
+    if !is_root() {
+        eprintln!("skipping: needs root to run ewise as another user");
+        return None;
+    }
+    if std::env::var(RUNNER_ENV).is_ok_and(|r| !r.trim().is_empty()) {
+        eprintln!("skipping: {RUNNER_ENV} is set");
+        return None;
+    }
+    let command = || {
+        let mut c = Command::new("setpriv");
+        c.args([
+            format!("--reuid={OTHER_UID}"),
+            format!("--regid={OTHER_UID}"),
+            "--clear-groups".to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_ewise"));
+        c
+    };
+    let works = command()
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !works {
+        eprintln!("skipping: `setpriv` cannot run ewise as user {OTHER_UID}");
+        return None;
+    }
+    Some(command())
+}
+
+/// Sets a file's permission bits.
+#[cfg(unix)]
+pub fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// A file's permission bits, setuid, setgid and sticky included.
+#[cfg(unix)]
+pub fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// Whether `chattr` can set and clear the immutable flag on a scratch file in `dir`.
+pub fn chattr_works(dir: &Path) -> bool {
+    let probe = dir.join(".chattr-probe");
+    std::fs::write(&probe, b"").expect("write probe");
+    let set = Command::new("chattr")
+        .arg("+i")
+        .arg(&probe)
+        .status()
+        .is_ok_and(|s| s.success());
+    let cleared = Command::new("chattr")
+        .arg("-i")
+        .arg(&probe)
+        .status()
+        .is_ok_and(|s| s.success());
+    let _ = std::fs::remove_file(&probe);
+    if !(set && cleared) {
+        eprintln!(
+            "skipping: chattr +i does not work here (needs root and a file system with the flag)"
+        );
+    }
+    set && cleared
+}
+
+/// A file or directory made immutable with `chattr +i`, made mutable again on drop.
+pub struct Immutable(pub PathBuf);
+
+impl Immutable {
+    /// Makes `path` immutable.
+    pub fn set(path: &Path) -> Immutable {
+        let ok = Command::new("chattr")
+            .arg("+i")
+            .arg(path)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "chattr +i {}", path.display());
+        Immutable(path.to_path_buf())
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+    }
+}
+
+/// Whether `strace` can trace a command here; says why not.
+pub fn strace_works() -> bool {
+    let works = Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !works {
+        eprintln!("skipping: strace is not installed or cannot trace here");
+    }
+    works
+}
+
+/// The `.npy` bytes of a little-endian float32 vector.
+pub fn f32_npy_bytes(values: &[f32]) -> Vec<u8> {
+    let mut bytes = Header {
+        descr: "<f4".into(),
+        fortran_order: false,
+        shape: vec![values.len() as u64],
+    }
+    .to_bytes();
+    bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    bytes
+}
+
+/// Runs `ewise ARGS` with its address space limited to about 1 GB (`ulimit -v`).
+pub fn under_a_memory_limit(args: &[&str]) -> Output {
+    let ewise = ewise_command();
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1000000 && exec \"$@\"")
+        .arg("sh")
+        .arg(ewise.get_program())
+        .args(ewise.get_args())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("sh runs")
+}

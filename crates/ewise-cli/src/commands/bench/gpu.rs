@@ -326,6 +326,7 @@ impl Bench {
         let mut since_wait = 0;
         let mut at = 0;
         while at < len {
+            interrupt::check()?;
             let n = (len - at).min(chunk.len() as u64);
             for buffer in [&input, &output] {
                 buffer.write(&self.device, at, &chunk[..n as usize])?;

@@ -1,0 +1,191 @@
+//! `ewise run` on models written by an attacker: external data that is a symbolic link
+//! out of the model's folder, sits behind a linked directory or is a FIFO, and sizes the
+//! files do not hold or memory cannot. Each is refused with one line before any output
+//! exists, and no byte from outside the folder reaches OUTDIR.
+#![cfg(unix)]
+
+mod common;
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use ewise_onnx::proto::{self, DataLocation, Message, StringStringEntryProto, TensorProto};
+
+/// Bytes that exist only outside the model's folder.
+const SECRET: &[u8] = b"-----BEGIN OPENSSH PRIVATE KEY----- ewise-test";
+
+const UINT8: i32 = 2;
+
+/// A uint8 initializer `w` of `len` bytes stored at `location`.
+fn external(len: u64, location: &str) -> TensorProto {
+    let entry = |key: &str, value: String| StringStringEntryProto {
+        key: key.into(),
+        value,
+    };
+    TensorProto {
+        name: "w".into(),
+        data_type: UINT8,
+        dims: vec![len as i64],
+        data_location: DataLocation::External as i32,
+        external_data: vec![
+            entry("location", location.into()),
+            entry("offset", "0".into()),
+            entry("length", len.to_string()),
+        ],
+        ..Default::default()
+    }
+}
+
+/// A model whose graph output is the initializer `w` itself: a successful run copies
+/// its bytes verbatim into `OUTDIR/w.npy`.
+fn exfiltrating_model(w: TensorProto) -> Vec<u8> {
+    let output = proto::ValueInfoProto {
+        name: "w".into(),
+        r#type: Some(proto::TypeProto {
+            value: Some(proto::type_proto::Value::TensorType(
+                proto::type_proto::Tensor {
+                    elem_type: UINT8,
+                    shape: None,
+                },
+            )),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    proto::ModelProto {
+        ir_version: 9,
+        opset_import: vec![proto::OperatorSetIdProto {
+            domain: String::new(),
+            version: 13,
+        }],
+        graph: Some(proto::GraphProto {
+            name: "hostile".into(),
+            initializer: vec![w],
+            output: vec![output],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+/// A model folder `model/` and, beside it, `outside/secret` and an empty OUTDIR path.
+struct Archive {
+    _root: tempfile::TempDir,
+    model_dir: PathBuf,
+    outside: PathBuf,
+    outdir: PathBuf,
+}
+
+fn archive() -> Archive {
+    let root = temp_dir();
+    let model_dir = root.path().join("model");
+    let outside = root.path().join("outside");
+    std::fs::create_dir(&model_dir).unwrap();
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("secret"), SECRET).unwrap();
+    Archive {
+        outdir: root.path().join("out"),
+        model_dir,
+        outside,
+        _root: root,
+    }
+}
+
+impl Archive {
+    /// Writes the model and runs `ewise run` on it.
+    fn run(&self, model: &[u8]) -> std::process::Output {
+        let path = self.model_dir.join("model.onnx");
+        std::fs::write(&path, model).unwrap();
+        ewise_within(
+            [
+                Path::new("run"),
+                &path,
+                Path::new("-o"),
+                self.outdir.as_path(),
+            ],
+            std::time::Duration::from_secs(60),
+        )
+        .expect("ewise run finished within 60 s")
+    }
+
+    /// Asserts nothing was written: OUTDIR is missing or empty.
+    fn assert_no_output(&self) {
+        if self.outdir.exists() {
+            assert_eq!(file_names(&self.outdir), Vec::<String>::new());
+        }
+    }
+}
+
+#[test]
+fn the_control_model_copies_its_data_verbatim() {
+    let a = archive();
+    std::fs::write(a.model_dir.join("w.bin"), b"inside").unwrap();
+    let out = a.run(&exfiltrating_model(external(6, "w.bin")));
+    assert_ok(&out);
+    let (_, data) = read_npy(&a.outdir.join("w.npy"));
+    assert_eq!(data, b"inside");
+}
+
+#[test]
+fn data_linked_to_a_file_outside_the_folder_is_refused() {
+    let a = archive();
+    symlink(a.outside.join("secret"), a.model_dir.join("w.bin")).unwrap();
+    let out = a.run(&exfiltrating_model(external(SECRET.len() as u64, "w.bin")));
+    let err = assert_error(&out, &["\"w.bin\"", "symbolic link"]);
+    assert!(!err.contains("OPENSSH"), "{err}");
+    a.assert_no_output();
+}
+
+#[test]
+fn data_behind_a_linked_directory_is_refused() {
+    let a = archive();
+    symlink(&a.outside, a.model_dir.join("weights")).unwrap();
+    let out = a.run(&exfiltrating_model(external(
+        SECRET.len() as u64,
+        "weights/secret",
+    )));
+    assert_error(&out, &["weights"]);
+    a.assert_no_output();
+}
+
+#[test]
+fn data_that_is_a_fifo_is_refused_without_waiting_for_a_writer() {
+    let a = archive();
+    mkfifo(&a.model_dir.join("w.bin"));
+    let out = a.run(&exfiltrating_model(external(4, "w.bin")));
+    assert_error(&out, &["\"w.bin\"", "FIFO"]);
+    a.assert_no_output();
+}
+
+#[test]
+fn a_claim_beyond_the_file_is_one_line_naming_the_tensor_and_sizes() {
+    let a = archive();
+    std::fs::write(a.model_dir.join("w.bin"), [7u8; 16]).unwrap();
+    let out = a.run(&exfiltrating_model(external(1 << 20, "w.bin")));
+    assert_error(&out, &["tensor \"w\"", "1048576", "16"]);
+    a.assert_no_output();
+}
+
+#[test]
+fn a_claim_memory_cannot_hold_is_one_line_not_an_abort() {
+    if std::env::var(RUNNER_ENV).is_ok_and(|r| !r.trim().is_empty()) {
+        eprintln!("skipping: an emulator under {RUNNER_ENV} reserves address space itself");
+        return;
+    }
+    let a = archive();
+    let data = std::fs::File::create(a.model_dir.join("w.bin")).unwrap();
+    data.set_len(1 << 40).unwrap();
+    drop(data);
+    let model = a.model_dir.join("model.onnx");
+    std::fs::write(&model, exfiltrating_model(external(1 << 40, "w.bin"))).unwrap();
+    let out = under_a_memory_limit(&[
+        "run",
+        model.to_str().unwrap(),
+        "-o",
+        a.outdir.to_str().unwrap(),
+    ]);
+    assert_error(&out, &["cannot allocate", "1099511627776", "\"w\""]);
+    a.assert_no_output();
+}
