@@ -2,7 +2,8 @@
 # Extra CI checks, run by .ci/run when present: ONNX's own backend conformance cases for
 # Sign and IsInf, through `ewise onnx-test` (onnx 1.22.0 in target/onnx-venv provides them)
 # on the CPU and on the GPU (lavapipe), the CLI tests with --device gpu,
-# the layout tests again on the portable kernels, and the other targets.
+# the layout tests again on the portable kernels, the other targets, and a brief fuzz
+# of the ONNX loader.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,3 +46,8 @@ scripts/cross-check.sh
 
 # The facade without its default GPU backend.
 cargo clippy -q -p ewise --no-default-features -- -D warnings
+
+# The ONNX loader under cargo-fuzz for 20 s per target: any model bytes, and external
+# data over a tree of files, directories, FIFOs and links inside and outside the model's
+# directory.
+scripts/fuzz-loader.sh
