@@ -1,0 +1,270 @@
+//! Staging and the all-or-none commit: [`Staged`] outputs, synced and closed in their
+//! temporary files, and [`commit_all`], which renames them into place or undoes them.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+
+use crate::interrupt;
+use crate::paths::{at, describe_io, same_file, sync_dir};
+
+use super::target::Target;
+use super::temporary::{create_temporary, create_unique, Temporary};
+
+/// A complete output in its temporary file, synced and closed, waiting for
+/// [`commit_all`]. Dropping it removes the temporary.
+#[derive(Debug)]
+pub struct Staged {
+    temp: Temporary,
+    target: Target,
+    /// The temporary's metadata, to recognise the file once renamed.
+    written: Metadata,
+}
+
+impl Staged {
+    /// Writes `parts` one after the other to a new temporary file for `target`, then
+    /// syncs and closes it.
+    pub fn write(target: &Target, parts: &[&[u8]]) -> Result<Staged> {
+        let (temp, mut file) = create_temporary(target)?;
+        for part in parts {
+            file.write_all(part)
+                .map_err(|e| at(target.given(), describe_io("write failed", &e)))?;
+        }
+        Staged::finish(file, temp, target.clone())
+    }
+
+    pub(super) fn finish(file: File, temp: Temporary, target: Target) -> Result<Staged> {
+        file.sync_all()
+            .map_err(|e| at(target.given(), describe_io("write failed", &e)))?;
+        let written = file
+            .metadata()
+            .map_err(|e| at(target.given(), describe_io("cannot read metadata", &e)))?;
+        Ok(Staged {
+            temp,
+            target,
+            written,
+        })
+    }
+}
+
+/// What was at a target before its output was renamed there.
+enum Prior {
+    /// Nothing.
+    Absent,
+    /// A file, with a hard link to it kept under a temporary name.
+    Linked(Temporary),
+    /// A file, renamed to a temporary name.
+    MovedAside(Temporary),
+    /// Not looked at: the last output, whose rename ends the commit.
+    Unkept,
+}
+
+/// An output renamed into place, and how to undo that.
+struct Renamed {
+    target: Target,
+    prior: Prior,
+    written: Metadata,
+}
+
+/// Renames finished outputs over their targets, all or none, as the module docs
+/// describe; the error names the output that failed and, where undoing failed too,
+/// where each file that could not be restored is.
+pub fn commit_all(outputs: Vec<Staged>) -> Result<()> {
+    let _critical = interrupt::critical();
+    let count = outputs.len();
+    let mut renamed: Vec<Renamed> = Vec::with_capacity(count);
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut seen_dirs: HashSet<PathBuf> = HashSet::new();
+    let mut failure = None;
+    let mut problems = Vec::new();
+    for (i, staged) in outputs.into_iter().enumerate() {
+        let Staged {
+            temp,
+            target,
+            written,
+        } = staged;
+        let dir = target.dir();
+        if seen_dirs.insert(dir.clone()) {
+            dirs.push(dir);
+        }
+        let prior = if i + 1 < count {
+            match keep_prior(&target) {
+                Ok(prior) => prior,
+                Err(e) => {
+                    failure = Some(at(
+                        target.given(),
+                        describe_io("cannot keep a copy of the file it replaces", &e),
+                    ));
+                    break;
+                }
+            }
+        } else {
+            Prior::Unkept
+        };
+        if let Err(e) = fs::rename(&temp.path, target.path()) {
+            failure = Some(at(
+                target.given(),
+                describe_io("cannot rename the finished output into place", &e),
+            ));
+            match prior {
+                Prior::MovedAside(copy) => {
+                    if let Err(problem) = restore(&target, copy) {
+                        problems.push(problem);
+                    }
+                }
+                Prior::Linked(copy) => drop(copy),
+                Prior::Absent | Prior::Unkept => {}
+            }
+            break;
+        }
+        temp.renamed();
+        renamed.push(Renamed {
+            target,
+            prior,
+            written,
+        });
+    }
+    let Some(failure) = failure else {
+        return finish_commit(renamed, &dirs);
+    };
+    let undone = renamed.len();
+    problems.extend(undo(renamed));
+    for dir in &dirs {
+        if let Err(e) = sync_dir(dir) {
+            problems.push(describe_io(
+                &format!("directory {} cannot be synced", dir.display()),
+                &e,
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(anyhow!(
+            "{failure}; restoring the files as they were then failed: {}",
+            problems.join("; ")
+        ));
+    }
+    if count == 1 {
+        return Err(failure);
+    }
+    let undone = match undone {
+        0 => "no file was changed".to_string(),
+        1 => "the output renamed before it was undone, so every file is as it was".to_string(),
+        n => format!("the {n} outputs renamed before it were undone, so every file is as it was"),
+    };
+    Err(anyhow!("{failure}; {undone}"))
+}
+
+/// Every rename succeeded: syncs the directories, then removes the copies.
+fn finish_commit(renamed: Vec<Renamed>, dirs: &[PathBuf]) -> Result<()> {
+    let synced = dirs.iter().try_for_each(|dir| {
+        sync_dir(dir).map_err(|e| {
+            at(
+                dir,
+                describe_io(
+                    "the outputs are in place, but syncing their directory failed (they may not survive a crash)",
+                    &e,
+                ),
+            )
+        })
+    });
+    for output in renamed {
+        if let Prior::Linked(copy) | Prior::MovedAside(copy) = output.prior {
+            let path = copy.path.clone();
+            if let Err(e) = copy.remove() {
+                eprintln!(
+                    "ewise: warning: {}: cannot remove the copy of the file {} replaced: {e}",
+                    path.display(),
+                    output.target.given().display()
+                );
+            }
+        }
+    }
+    synced
+}
+
+/// Keeps what is at `target` before an output replaces it: a hard link to it, or where
+/// the file system cannot link, the file itself renamed aside. A directory is left
+/// alone (the rename onto it then fails).
+fn keep_prior(target: &Target) -> io::Result<Prior> {
+    let dir = target.dir();
+    let name = target.path().file_name().unwrap_or(OsStr::new("output"));
+    let link_error = match create_unique(&dir, name, |copy| fs::hard_link(target.path(), copy)) {
+        Ok((copy, ())) => return Ok(Prior::Linked(copy)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Prior::Absent),
+        Err(e) => e,
+    };
+    match fs::symlink_metadata(target.path()) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Prior::Absent),
+        Ok(meta) if meta.is_dir() => return Ok(Prior::Absent),
+        _ => {}
+    }
+    let (copy, ()) = create_unique(&dir, name, |place| {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(place)
+            .map(drop)
+    })?;
+    match fs::rename(target.path(), &copy.path) {
+        Ok(()) => Ok(Prior::MovedAside(copy)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Prior::Absent),
+        Err(e) => Err(io::Error::new(
+            e.kind(),
+            format!("hard link: {link_error}; rename: {e}"),
+        )),
+    }
+}
+
+/// Puts the file kept in `copy` back at `target`; on failure, keeps the copy and says
+/// where it is.
+fn restore(target: &Target, copy: Temporary) -> std::result::Result<(), String> {
+    match fs::rename(&copy.path, target.path()) {
+        Ok(()) => {
+            copy.renamed();
+            Ok(())
+        }
+        Err(e) => {
+            let kept = copy.keep();
+            Err(format!(
+                "{} could not be restored ({e}); its previous contents are in {}",
+                target.path().display(),
+                kept.display()
+            ))
+        }
+    }
+}
+
+/// Undoes renamed outputs, last first; returns what could not be undone.
+fn undo(renamed: Vec<Renamed>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for output in renamed.into_iter().rev() {
+        match output.prior {
+            Prior::Linked(copy) | Prior::MovedAside(copy) => {
+                if let Err(problem) = restore(&output.target, copy) {
+                    problems.push(problem);
+                }
+            }
+            Prior::Unkept => problems.push(format!(
+                "{} holds this run's output; the file it replaced was not kept",
+                output.target.path().display()
+            )),
+            Prior::Absent => {
+                let ours = fs::symlink_metadata(output.target.path())
+                    .is_ok_and(|meta| same_file(&meta, &output.written));
+                if ours {
+                    if let Err(e) = fs::remove_file(output.target.path()) {
+                        problems.push(format!(
+                            "{} holds this run's output and could not be removed ({e})",
+                            output.target.path().display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    problems
+}

@@ -1,0 +1,281 @@
+//! Where an output goes: [`Target`] resolves an output path to the file really written
+//! and holds what is there now ([`Existing`]); [`check`] makes the refusals the module
+//! docs list before any data is read.
+
+use std::fs::{self, Metadata};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+
+use crate::paths::{at, check_writable, describe_io, ends_with_separator, same_file, same_path};
+
+/// Symbolic links followed from an output path before giving up (Linux's limit).
+const MAX_LINKS: usize = 40;
+
+/// What is at an output's target now.
+#[derive(Debug, Clone)]
+pub enum Existing {
+    /// Nothing: the output creates the file.
+    Absent,
+    /// A regular file, which the output replaces.
+    File(Metadata),
+    /// A directory.
+    Directory,
+    /// A FIFO, a device or a socket.
+    Special(Metadata),
+}
+
+/// An output path resolved to the file that is really written.
+#[derive(Debug, Clone)]
+pub struct Target {
+    given: PathBuf,
+    path: PathBuf,
+    existing: Existing,
+}
+
+impl Target {
+    /// Resolves `given`: follows symbolic links to the final target, and refuses a path
+    /// ending in a separator and a target whose directory does not exist or is not a
+    /// directory. Errors are one line naming `given`. A path that leads to a FIFO, device
+    /// or socket is kept as given, so that links only the kernel can follow
+    /// (`/dev/stdout` to a pipe) still lead there.
+    pub fn resolve(given: &Path) -> Result<Target> {
+        if ends_with_separator(given) {
+            return Err(at(
+                given,
+                "ends with a path separator, so it names a directory; give a file name for the output",
+            ));
+        }
+        if let Ok(meta) = fs::metadata(given) {
+            if !meta.is_file() && !meta.is_dir() {
+                return Ok(Target {
+                    given: given.to_path_buf(),
+                    path: given.to_path_buf(),
+                    existing: Existing::Special(meta),
+                });
+            }
+        }
+        let mut path = given.to_path_buf();
+        for _ in 0..=MAX_LINKS {
+            let meta = match fs::symlink_metadata(&path) {
+                Ok(meta) => meta,
+                Err(e) => {
+                    check_directory(given, &path)?;
+                    if e.kind() != io::ErrorKind::NotFound {
+                        return Err(at(given, describe_io("cannot read metadata", &e)));
+                    }
+                    if ends_with_separator(&path) || path.file_name().is_none() {
+                        return Err(if path == given {
+                            at(given, "is not a file name")
+                        } else {
+                            at(
+                                given,
+                                format!(
+                                    "is a symbolic link to {}, which is not a file name",
+                                    path.display()
+                                ),
+                            )
+                        });
+                    }
+                    return Ok(Target {
+                        given: given.to_path_buf(),
+                        path,
+                        existing: Existing::Absent,
+                    });
+                }
+            };
+            if meta.file_type().is_symlink() {
+                let link = fs::read_link(&path).map_err(|e| {
+                    at(
+                        given,
+                        describe_io(
+                            &format!("cannot read the symbolic link {}", path.display()),
+                            &e,
+                        ),
+                    )
+                })?;
+                path = match path.parent() {
+                    Some(dir) if !dir.as_os_str().is_empty() => dir.join(link),
+                    _ => link,
+                };
+                continue;
+            }
+            let existing = if meta.is_dir() {
+                Existing::Directory
+            } else if meta.is_file() {
+                Existing::File(meta)
+            } else {
+                Existing::Special(meta)
+            };
+            return Ok(Target {
+                given: given.to_path_buf(),
+                path,
+                existing,
+            });
+        }
+        Err(at(
+            given,
+            format!("more than {MAX_LINKS} levels of symbolic links"),
+        ))
+    }
+
+    /// A target for `path`, a file in a directory that does not exist yet.
+    pub fn absent(path: &Path) -> Target {
+        Target {
+            given: path.to_path_buf(),
+            path: path.to_path_buf(),
+            existing: Existing::Absent,
+        }
+    }
+
+    /// The path as given, which messages name.
+    pub fn given(&self) -> &Path {
+        &self.given
+    }
+
+    /// The file written: the given path with its symbolic links followed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What is at the target now.
+    pub fn existing(&self) -> &Existing {
+        &self.existing
+    }
+
+    /// The directory the target is in, where its temporary file goes.
+    pub fn dir(&self) -> PathBuf {
+        parent_dir(&self.path)
+    }
+
+    /// Refuses an existing file this process may not write (see the module docs).
+    pub fn check_replaceable(&self) -> Result<()> {
+        if let Existing::File(meta) = &self.existing {
+            if let Err(e) = check_writable(&self.path) {
+                return Err(at(
+                    &self.given,
+                    format!(
+                        "{}{}; like cp, ewise replaces only files you may write",
+                        describe_io("cannot replace it", &e),
+                        mode_note(meta)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a target whose directory this process may not create files in.
+    pub fn check_directory_writable(&self) -> Result<()> {
+        let dir = self.dir();
+        check_writable(&dir).map_err(|e| {
+            at(
+                &self.given,
+                describe_io(&format!("cannot create a file in {}", dir.display()), &e),
+            )
+        })
+    }
+
+    /// Refuses a target that is `input` under any spelling or link.
+    pub(super) fn check_not_input(&self, input: &Path, input_meta: &Metadata) -> Result<()> {
+        let same = match &self.existing {
+            Existing::File(meta) | Existing::Special(meta) => {
+                same_file(meta, input_meta) || same_path(&self.path, input)
+            }
+            Existing::Absent | Existing::Directory => false,
+        };
+        if same {
+            return Err(anyhow!(
+                "{}: is the input file {} (to rewrite a file, use `ewise sign --in-place {}`)",
+                self.given.display(),
+                input.display(),
+                input.display()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a directory or socket as the output of `ewise sign` or `is-infinity`.
+    pub(super) fn check_kind(&self) -> Result<()> {
+        match &self.existing {
+            Existing::Directory => Err(at(
+                &self.given,
+                "is a directory; give a file name for the output",
+            )),
+            Existing::Special(meta) if is_socket(meta) => Err(at(
+                &self.given,
+                "is a socket; outputs are regular files, FIFOs or devices",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `, mode 0444` for a file whose permissions explain a refusal (Unix only).
+fn mode_note(meta: &Metadata) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        format!(" (mode {:04o})", meta.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        String::new()
+    }
+}
+
+#[cfg(unix)]
+fn is_socket(meta: &Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    meta.file_type().is_socket()
+}
+
+#[cfg(not(unix))]
+fn is_socket(_meta: &Metadata) -> bool {
+    false
+}
+
+/// The directory `path` is in (`.` for a bare name).
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Refuses `path` (resolved from `given`) if its directory does not exist or is not a
+/// directory.
+fn check_directory(given: &Path, path: &Path) -> Result<()> {
+    let dir = parent_dir(path);
+    let cannot = if path == given {
+        format!("cannot create a file in {}", dir.display())
+    } else {
+        format!(
+            "is a symbolic link to {}, but cannot create a file in {}",
+            path.display(),
+            dir.display()
+        )
+    };
+    match fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(at(given, format!("{cannot}: it is not a directory"))),
+        Err(e) => Err(at(given, describe_io(&cannot, &e))),
+    }
+}
+
+/// Checks an output of `ewise sign` or `is-infinity` before anything is read: resolves
+/// it and applies every refusal of the module docs, without creating anything.
+pub fn check(dest: &Path, input: &Path) -> Result<()> {
+    let target = Target::resolve(dest)?;
+    target.check_kind()?;
+    if let Ok(input_meta) = fs::metadata(input) {
+        target.check_not_input(input, &input_meta)?;
+    }
+    target.check_replaceable()?;
+    if matches!(target.existing, Existing::Absent | Existing::File(_)) {
+        target.check_directory_writable()?;
+    }
+    Ok(())
+}
