@@ -28,16 +28,6 @@ fn fifo_in(dir: &tempfile::TempDir) -> std::path::PathBuf {
     fifo
 }
 
-/// The header of a little-endian float32 vector of `n` elements.
-fn f32_header(n: u64) -> Vec<u8> {
-    ewise_cli::npy::Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![n],
-    }
-    .to_bytes()
-}
-
 #[test]
 fn a_run_failing_mid_stream_leaves_no_output_and_keeps_an_old_one() {
     let dir = temp_dir();

@@ -10,7 +10,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use ewise_onnx::proto::{self, DataLocation, Message, StringStringEntryProto, TensorProto};
+use ewise_onnx::proto::{self, DataLocation, StringStringEntryProto, TensorProto};
 
 /// Bytes that exist only outside the model's folder.
 const SECRET: &[u8] = b"-----BEGIN OPENSSH PRIVATE KEY----- ewise-test";
@@ -40,34 +40,15 @@ fn external(len: u64, location: &str) -> TensorProto {
 /// A model whose graph output is the initializer `w` itself: a successful run copies
 /// its bytes verbatim into `OUTDIR/w.npy`.
 fn exfiltrating_model(w: TensorProto) -> Vec<u8> {
-    let output = proto::ValueInfoProto {
-        name: "w".into(),
-        r#type: Some(proto::TypeProto {
-            value: Some(proto::type_proto::Value::TensorType(
-                proto::type_proto::Tensor {
-                    elem_type: UINT8,
-                    shape: None,
-                },
-            )),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    proto::ModelProto {
-        ir_version: 9,
-        opset_import: vec![proto::OperatorSetIdProto {
-            domain: String::new(),
-            version: 13,
-        }],
-        graph: Some(proto::GraphProto {
+    graph_model_bytes(
+        13,
+        proto::GraphProto {
             name: "hostile".into(),
             initializer: vec![w],
-            output: vec![output],
+            output: vec![value("w", UINT8, None)],
             ..Default::default()
-        }),
-        ..Default::default()
-    }
-    .encode_to_vec()
+        },
+    )
 }
 
 /// A model folder `model/` and, beside it, `outside/secret` and an empty OUTDIR path.

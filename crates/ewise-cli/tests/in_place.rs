@@ -145,12 +145,7 @@ fn a_killed_run_is_completed_by_running_again() {
     assert_eq!(block.len(), BLOCK);
     let blocks = 48;
     let block_bytes = to_le(&block, 4);
-    let header = ewise_cli::npy::Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![(BLOCK * blocks) as u64],
-    }
-    .to_bytes();
+    let header = f32_header((BLOCK * blocks) as u64);
     let mut bytes = header.clone();
     for _ in 0..blocks {
         bytes.extend_from_slice(&block_bytes);

@@ -9,84 +9,13 @@ use std::process::Output;
 
 use common::*;
 use ewise_cpu::{DataType, InfinityMode, NanPolicy};
-use ewise_onnx::proto::{self, Message};
+use ewise_onnx::proto::Message;
 use ewise_onnx::Tensor;
 
-const FLOAT: i32 = 1;
 const BOOL: i32 = 9;
 
-/// A graph input or output of ONNX element type `elem_type`, with a fixed shape if
-/// one is given.
-fn value(name: &str, elem_type: i32, shape: Option<&[i64]>) -> proto::ValueInfoProto {
-    use proto::tensor_shape_proto::{dimension, Dimension};
-    let shape = shape.map(|dims| proto::TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&d| Dimension {
-                value: Some(dimension::Value::DimValue(d)),
-                ..Default::default()
-            })
-            .collect(),
-    });
-    proto::ValueInfoProto {
-        name: name.into(),
-        r#type: Some(proto::TypeProto {
-            value: Some(proto::type_proto::Value::TensorType(
-                proto::type_proto::Tensor { elem_type, shape },
-            )),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-/// A node `op(input) -> output` with integer attributes.
-fn node(op: &str, input: &str, output: &str, ints: &[(&str, i64)]) -> proto::NodeProto {
-    proto::NodeProto {
-        input: vec![input.into()],
-        output: vec![output.into()],
-        op_type: op.into(),
-        name: format!("{op} {output}"),
-        attribute: ints
-            .iter()
-            .map(|&(name, i)| proto::AttributeProto {
-                name: name.into(),
-                i,
-                r#type: proto::AttributeType::Int as i32,
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    }
-}
-
-/// A serialized model importing default-domain opset `opset`.
-fn model_bytes(
-    opset: i64,
-    nodes: Vec<proto::NodeProto>,
-    inputs: Vec<proto::ValueInfoProto>,
-    outputs: Vec<proto::ValueInfoProto>,
-) -> Vec<u8> {
-    proto::ModelProto {
-        ir_version: 9,
-        opset_import: vec![proto::OperatorSetIdProto {
-            domain: String::new(),
-            version: opset,
-        }],
-        graph: Some(proto::GraphProto {
-            name: "test".into(),
-            node: nodes,
-            input: inputs,
-            output: outputs,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
-
 /// `x -> Sign -> y` for element type `elem_type` (ONNX number) and shape `[n]`.
-fn sign_model(elem_type: i32, n: i64) -> Vec<u8> {
+fn sign_model_of(elem_type: i32, n: i64) -> Vec<u8> {
     model_bytes(
         13,
         vec![node("Sign", "x", "y", &[])],
@@ -146,7 +75,7 @@ fn sign_models_match_the_reference_bit_for_bit() {
         let size = t.size_in_bytes().unwrap() as usize;
         let patterns = common::patterns(t, 200, 7);
         let n = patterns.len();
-        let model = write(dir.path(), "sign.onnx", &sign_model(elem_type, n as i64));
+        let model = write(dir.path(), "sign.onnx", &sign_model_of(elem_type, n as i64));
         let x = dir.path().join("x.npy");
         write_npy(&x, descr, false, &[n as u64], &to_le(&patterns, size));
         for (flag, policy) in [
@@ -235,7 +164,7 @@ fn bfloat16_and_float8_travel_as_raw_items() {
     let t = DataType::Bfloat16;
     let patterns = common::patterns(t, 100, 3);
     let n = patterns.len();
-    let model = write(dir.path(), "bf16.onnx", &sign_model(16, n as i64));
+    let model = write(dir.path(), "bf16.onnx", &sign_model_of(16, n as i64));
     let x = dir.path().join("x.npy");
     write_npy(&x, "<V2", false, &[n as u64], &to_le(&patterns, 2));
     let out = dir.path().join("out");
@@ -472,7 +401,7 @@ fn a_failed_write_leaves_no_output_and_keeps_old_files() {
 #[test]
 fn an_output_may_not_replace_an_input() {
     let dir = temp_dir();
-    let model = write(dir.path(), "sign.onnx", &sign_model(FLOAT, 2));
+    let model = write(dir.path(), "sign.onnx", &sign_model_of(FLOAT, 2));
     let x = f32_npy(dir.path(), "y.npy", &[-5.0, 5.0]);
     let before = std::fs::read(&x).unwrap();
     assert_error(
@@ -488,7 +417,7 @@ fn backend_case(dir: &Path, name: &str, input: &[f32], output: &[f32]) -> PathBu
     let case = dir.join(name);
     let set = case.join("test_data_set_0");
     std::fs::create_dir_all(&set).unwrap();
-    write(&case, "model.onnx", &sign_model(FLOAT, 3));
+    write(&case, "model.onnx", &sign_model_of(FLOAT, 3));
     let pb = |t: Tensor, name: &str| t.to_proto(name).unwrap().encode_to_vec();
     write(
         &set,
@@ -651,7 +580,7 @@ fn run_on_the_gpu_writes_the_files_of_the_cpu() {
         let size = t.size_in_bytes().unwrap() as usize;
         let patterns = common::patterns(t, 77, 5);
         let n = patterns.len();
-        let model = write(d, "sign.onnx", &sign_model(elem_type, n as i64));
+        let model = write(d, "sign.onnx", &sign_model_of(elem_type, n as i64));
         let x = d.join("x.npy");
         write_npy(&x, descr, false, &[n as u64], &to_le(&patterns, size));
         for flag in ["propagate", "zero"] {

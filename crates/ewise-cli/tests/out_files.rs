@@ -185,12 +185,7 @@ fn kill_mid_run(dir: &Path, dst: &Path) -> String {
         .spawn()
         .unwrap();
     let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    let mut header = ewise_cli::npy::Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![4 << 20],
-    }
-    .to_bytes();
+    let mut header = f32_header(4 << 20);
     header.extend(vec![0x3f; 4 << 20]);
     writer.write_all(&header).unwrap();
     let started = std::time::Instant::now();

@@ -13,74 +13,22 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use common::*;
-use ewise_onnx::proto::{self, DataLocation, Message, StringStringEntryProto, TensorProto};
-
-const FLOAT: i32 = 1;
+use ewise_onnx::proto::{self, DataLocation, StringStringEntryProto, TensorProto};
 
 /// Long enough for a run that works, short enough for a test that would hang forever.
 const LIMIT: Duration = Duration::from_secs(60);
-
-/// A graph input or output of ONNX element type `elem_type`, with a fixed shape if
-/// one is given.
-fn value(name: &str, elem_type: i32, shape: Option<&[i64]>) -> proto::ValueInfoProto {
-    use proto::tensor_shape_proto::{dimension, Dimension};
-    let shape = shape.map(|dims| proto::TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&d| Dimension {
-                value: Some(dimension::Value::DimValue(d)),
-                ..Default::default()
-            })
-            .collect(),
-    });
-    proto::ValueInfoProto {
-        name: name.into(),
-        r#type: Some(proto::TypeProto {
-            value: Some(proto::type_proto::Value::TensorType(
-                proto::type_proto::Tensor { elem_type, shape },
-            )),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-/// `Sign(input) -> output`.
-fn sign_node(input: &str, output: &str) -> proto::NodeProto {
-    proto::NodeProto {
-        input: vec![input.into()],
-        output: vec![output.into()],
-        op_type: "Sign".into(),
-        name: format!("Sign {output}"),
-        ..Default::default()
-    }
-}
-
-/// A serialized opset-13 model of this graph.
-fn model_bytes(graph: proto::GraphProto) -> Vec<u8> {
-    proto::ModelProto {
-        ir_version: 9,
-        opset_import: vec![proto::OperatorSetIdProto {
-            domain: String::new(),
-            version: 13,
-        }],
-        graph: Some(graph),
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
 
 /// `dir/m.onnx`: input `x` (float, of `shape` if given) and `Sign(x)` as each output.
 fn fan_out_model(dir: &Path, outputs: &[&str], shape: Option<&[i64]>) -> PathBuf {
     let graph = proto::GraphProto {
         name: "fan out".into(),
-        node: outputs.iter().map(|o| sign_node("x", o)).collect(),
+        node: outputs.iter().map(|o| node("Sign", "x", o, &[])).collect(),
         input: vec![value("x", FLOAT, shape)],
         output: outputs.iter().map(|o| value(o, FLOAT, None)).collect(),
         ..Default::default()
     };
     let path = dir.join("m.onnx");
-    std::fs::write(&path, model_bytes(graph)).unwrap();
+    std::fs::write(&path, graph_model_bytes(13, graph)).unwrap();
     path
 }
 
@@ -288,13 +236,13 @@ fn external_data_model(dir: &Path, name: &str, location: &str) -> PathBuf {
     };
     let graph = proto::GraphProto {
         name: "external".into(),
-        node: vec![sign_node("w", name)],
+        node: vec![node("Sign", "w", name, &[])],
         output: vec![value(name, FLOAT, None)],
         initializer: vec![w],
         ..Default::default()
     };
     let path = dir.join("m.onnx");
-    std::fs::write(&path, model_bytes(graph)).unwrap();
+    std::fs::write(&path, graph_model_bytes(13, graph)).unwrap();
     path
 }
 
@@ -439,8 +387,10 @@ fn thousands_of_outputs_under_a_low_open_file_limit() {
             .lines()
             .filter(|l| l.contains("getdents64("))
             .count();
+        // One scan of a directory of N entries takes a few dozen getdents64 calls (more
+        // where deleted entries leave holes); a scan per output would take N or more.
         assert!(
-            reads < 50,
+            reads < N / 10,
             "{reads} directory reads for {N} outputs in one directory: OUTDIR is scanned per output"
         );
     }
@@ -530,10 +480,7 @@ fn ctrl_c_while_an_input_is_read_stops_before_anything_is_written() {
     let (header, data) = bytes.split_at(bytes.len() - 8);
     writer.write_all(header).unwrap();
     std::thread::sleep(Duration::from_millis(200));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    assert!(killed.is_ok_and(|s| s.success()), "kill -INT");
+    send_signal(&child, "INT");
     std::thread::sleep(Duration::from_millis(100));
     writer.write_all(data).unwrap();
     drop(writer);

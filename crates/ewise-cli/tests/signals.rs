@@ -7,76 +7,19 @@
 mod common;
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
 use common::*;
-use ewise_cli::npy::Header;
-use ewise_onnx::proto::{self, Message};
 
 /// Linux's `O_NONBLOCK` (the same on x86-64 and aarch64).
 const O_NONBLOCK: i32 = 0o4000;
 
 /// Long enough for any hang to be a hang, even under qemu.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-fn spawn(args: &[&str]) -> Child {
-    ewise_command()
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the ewise binary starts")
-}
-
-fn send(child: &Child, signal: &str) {
-    let status = Command::new("kill")
-        .args(["-s", signal, &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success(), "kill -s {signal} failed");
-}
-
-/// Waits for `child` to exit, failing the test if it is still running after
-/// [`PATIENCE`]; returns its status and standard error.
-fn finish(mut child: Child) -> (ExitStatus, String) {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for ewise") {
-            let mut err = String::new();
-            if let Some(mut stderr) = child.stderr.take() {
-                let _ = stderr.read_to_string(&mut err);
-            }
-            return (status, err);
-        }
-        if start.elapsed() > PATIENCE {
-            let _ = child.kill();
-            panic!("ewise did not stop within {PATIENCE:?} of the signal");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Polls `ready` until it holds, failing the test after [`PATIENCE`] or if `child`
-/// exits first.
-fn wait_until(child: &mut Child, what: &str, mut ready: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ready() {
-        if let Some(status) = child.try_wait().expect("wait for ewise") {
-            let mut err = String::new();
-            if let Some(mut stderr) = child.stderr.take() {
-                let _ = stderr.read_to_string(&mut err);
-            }
-            panic!("ewise exited ({status}) before {what}: {err}");
-        }
-        assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
 
 fn assert_stopped(status: ExitStatus, err: &str) {
     assert_eq!(status.code(), Some(130), "status {status}, stderr: {err}");
@@ -104,7 +47,7 @@ fn has_new_file(dir: &Path, before: &[String]) -> bool {
 /// Opens the write end of the FIFO `path` once `child` opens its read end.
 fn open_writer(child: &mut Child, path: &Path) -> File {
     let mut file = None;
-    wait_until(child, "ewise opened the pipe", || {
+    wait_until(child, "ewise opened the pipe", PATIENCE, || {
         file = OpenOptions::new()
             .write(true)
             .custom_flags(O_NONBLOCK)
@@ -130,16 +73,6 @@ fn push(pipe: &mut File, mut bytes: &[u8]) {
     }
 }
 
-/// A `.npy` header for `n` float32 elements.
-fn float32_header(n: u64) -> Vec<u8> {
-    Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![n],
-    }
-    .to_bytes()
-}
-
 /// `ewise sign PIPE OUT` fed a header and 5 MiB of data through a FIFO that then stalls
 /// (so a temporary output exists and the process is blocked in a read); OUT holds old
 /// bytes. Returns the running child, the pipe and what the directory held.
@@ -149,7 +82,7 @@ fn stalled_sign(dir: &Path) -> (Child, File, Vec<String>) {
     let out = dir.join("out.npy");
     std::fs::write(&out, b"old results").unwrap();
     let before = file_names(dir);
-    let mut child = spawn(&[
+    let mut child = spawn_ewise(&[
         "sign",
         pipe.to_str().unwrap(),
         out.to_str().unwrap(),
@@ -157,11 +90,14 @@ fn stalled_sign(dir: &Path) -> (Child, File, Vec<String>) {
         "1",
     ]);
     let mut writer = open_writer(&mut child, &pipe);
-    push(&mut writer, &float32_header(64 << 20));
+    push(&mut writer, &f32_header(64 << 20));
     push(&mut writer, &vec![0u8; 5 << 20]);
-    wait_until(&mut child, "the temporary output appeared", || {
-        has_new_file(dir, &before)
-    });
+    wait_until(
+        &mut child,
+        "the temporary output appeared",
+        PATIENCE,
+        || has_new_file(dir, &before),
+    );
     (child, writer, before)
 }
 
@@ -175,8 +111,8 @@ fn each_signal_stops_a_run_blocked_reading_a_stalled_pipe() {
     for signal in ["INT", "TERM", "HUP"] {
         let dir = temp_dir();
         let (child, writer, before) = stalled_sign(dir.path());
-        send(&child, signal);
-        let (status, err) = finish(child);
+        send_signal(&child, signal);
+        let (status, _, err) = finish_within(child, PATIENCE);
         drop(writer);
         assert_stopped(status, &err);
         check_clean(dir.path(), &before);
@@ -187,10 +123,10 @@ fn each_signal_stops_a_run_blocked_reading_a_stalled_pipe() {
 fn a_second_signal_exits_at_once_and_removes_the_temporary() {
     let dir = temp_dir();
     let (child, writer, before) = stalled_sign(dir.path());
-    send(&child, "INT");
+    send_signal(&child, "INT");
     std::thread::sleep(Duration::from_millis(100));
-    send(&child, "INT");
-    let (status, err) = finish(child);
+    send_signal(&child, "INT");
+    let (status, _, err) = finish_within(child, PATIENCE);
     drop(writer);
     assert_stopped(status, &err);
     check_clean(dir.path(), &before);
@@ -204,14 +140,17 @@ fn a_signal_between_chunks_stops_at_the_next_chunk() {
     let out = dir.path().join("out.npy");
     std::fs::write(&out, b"old results").unwrap();
     let before = file_names(dir.path());
-    let mut child = spawn(&["sign", pipe.to_str().unwrap(), out.to_str().unwrap()]);
+    let mut child = spawn_ewise(&["sign", pipe.to_str().unwrap(), out.to_str().unwrap()]);
     let mut writer = open_writer(&mut child, &pipe);
-    push(&mut writer, &float32_header(1 << 30));
+    push(&mut writer, &f32_header(1 << 30));
     push(&mut writer, &vec![0u8; 5 << 20]);
-    wait_until(&mut child, "the temporary output appeared", || {
-        has_new_file(dir.path(), &before)
-    });
-    send(&child, "TERM");
+    wait_until(
+        &mut child,
+        "the temporary output appeared",
+        PATIENCE,
+        || has_new_file(dir.path(), &before),
+    );
+    send_signal(&child, "TERM");
     let chunk = vec![0u8; 256 << 10];
     let start = Instant::now();
     while child.try_wait().expect("wait").is_none() && start.elapsed() < PATIENCE {
@@ -222,55 +161,11 @@ fn a_signal_between_chunks_stops_at_the_next_chunk() {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    let (status, err) = finish(child);
+    let (status, _, err) = finish_within(child, PATIENCE);
     drop(writer);
     assert_stopped(status, &err);
     assert!(err.contains("no output was written"), "{err}");
     check_clean(dir.path(), &before);
-}
-
-/// `x -> Sign -> y` over float32 `[n]`.
-fn sign_model(n: i64) -> Vec<u8> {
-    use proto::tensor_shape_proto::{dimension, Dimension};
-    let value = |name: &str| proto::ValueInfoProto {
-        name: name.into(),
-        r#type: Some(proto::TypeProto {
-            value: Some(proto::type_proto::Value::TensorType(
-                proto::type_proto::Tensor {
-                    elem_type: 1,
-                    shape: Some(proto::TensorShapeProto {
-                        dim: vec![Dimension {
-                            value: Some(dimension::Value::DimValue(n)),
-                            ..Default::default()
-                        }],
-                    }),
-                },
-            )),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    proto::ModelProto {
-        ir_version: 9,
-        opset_import: vec![proto::OperatorSetIdProto {
-            domain: String::new(),
-            version: 13,
-        }],
-        graph: Some(proto::GraphProto {
-            name: "signals".into(),
-            node: vec![proto::NodeProto {
-                input: vec!["x".into()],
-                output: vec!["y".into()],
-                op_type: "Sign".into(),
-                ..Default::default()
-            }],
-            input: vec![value("x")],
-            output: vec![value("y")],
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-    .encode_to_vec()
 }
 
 #[test]
@@ -282,7 +177,7 @@ fn run_stops_on_a_signal_and_leaves_outdir_as_it_was() {
         std::fs::write(&model, sign_model(n as i64)).unwrap();
         let input = dir.path().join("x.npy");
         let mut file = File::create(&input).unwrap();
-        let header = float32_header(n);
+        let header = f32_header(n);
         file.write_all(&header).unwrap();
         file.set_len(header.len() as u64 + 4 * n).unwrap();
         drop(file);
@@ -290,7 +185,7 @@ fn run_stops_on_a_signal_and_leaves_outdir_as_it_was() {
         std::fs::create_dir(&outdir).unwrap();
         std::fs::write(outdir.join("y.npy"), b"old results").unwrap();
         let before = file_names(&outdir);
-        let mut child = spawn(&[
+        let mut child = spawn_ewise(&[
             "run",
             model.to_str().unwrap(),
             "-i",
@@ -299,11 +194,14 @@ fn run_stops_on_a_signal_and_leaves_outdir_as_it_was() {
             outdir.to_str().unwrap(),
         ]);
         let pid = child.id();
-        wait_until(&mut child, "ewise read 64 MiB of its input", || {
-            bytes_read(pid) > 64 << 20
-        });
-        send(&child, signal);
-        let (status, err) = finish(child);
+        wait_until(
+            &mut child,
+            "ewise read 64 MiB of its input",
+            PATIENCE,
+            || bytes_read(pid) > 64 << 20,
+        );
+        send_signal(&child, signal);
+        let (status, _, err) = finish_within(child, PATIENCE);
         assert_stopped(status, &err);
         assert_eq!(file_names(&outdir), before, "OUTDIR changed");
         assert_eq!(std::fs::read(outdir.join("y.npy")).unwrap(), b"old results");

@@ -5,95 +5,15 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
-use ewise_cli::npy::Header;
 use ewise_cpu::{DataType, NanPolicy};
 
 /// Long enough for any hang to be a hang.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-fn spawn(args: &[&str]) -> Child {
-    ewise_command()
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the ewise binary starts")
-}
-
-/// Waits for `child` to exit, killing it and failing the test after [`PATIENCE`];
-/// returns its status and standard error.
-fn finish(mut child: Child) -> (ExitStatus, String) {
-    let mut err = child.stderr.take().expect("piped stderr");
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = err.read_to_string(&mut text);
-        text
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for ewise") {
-            break status;
-        }
-        if start.elapsed() > PATIENCE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("ewise still ran after {PATIENCE:?}: it hangs");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    (status, reader.join().expect("stderr reader"))
-}
-
-/// Exit status 1 and one line `ewise: error: ...` with every fragment.
-fn assert_failed(status: ExitStatus, err: &str, fragments: &[&str]) {
-    assert_eq!(status.code(), Some(1), "status {status}, stderr: {err}");
-    assert!(err.starts_with("ewise: error: "), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for f in fragments {
-        assert!(err.contains(f), "missing {f:?} in: {err}");
-    }
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success(), "mkfifo {}", path.display());
-}
-
-/// Whether the process `pid` has a handler for SIGINT.
-fn catches_sigint(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("SigCgt:"))
-                .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-        })
-        .is_some_and(|mask| mask & (1 << (2 - 1)) != 0)
-}
-
-fn wait_for_handler(child: &Child) {
-    let start = Instant::now();
-    while !catches_sigint(child.id()) {
-        assert!(
-            start.elapsed() < PATIENCE,
-            "ewise never installed its handler"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
 
 #[test]
 fn in_place_refuses_a_fifo_before_opening_it() {
@@ -103,10 +23,11 @@ fn in_place_refuses_a_fifo_before_opening_it() {
     let link = path(&dir, "link.npy");
     std::os::unix::fs::symlink(&fifo, &link).unwrap();
     for target in [&fifo, &link] {
-        let child = spawn(&["sign", "--in-place", target.to_str().unwrap()]);
-        let (status, err) = finish(child);
-        assert_failed(
+        let child = spawn_ewise(&["sign", "--in-place", target.to_str().unwrap()]);
+        let (status, _, err) = finish_within(child, PATIENCE);
+        assert_error_exit(
             status,
+            1,
             &err,
             &[
                 "is a FIFO (named pipe), not a regular file",
@@ -114,10 +35,11 @@ fn in_place_refuses_a_fifo_before_opening_it() {
             ],
         );
     }
-    let child = spawn(&["sign", "--in-place", "/dev/null"]);
-    let (status, err) = finish(child);
-    assert_failed(
+    let child = spawn_ewise(&["sign", "--in-place", "/dev/null"]);
+    let (status, _, err) = finish_within(child, PATIENCE);
+    assert_error_exit(
         status,
+        1,
         &err,
         &["/dev/null: is a character device, not a regular file"],
     );
@@ -140,9 +62,9 @@ fn sockets_devices_and_directories_are_refused_naming_what_is_accepted() {
             "is a directory, not a .npy file",
         ),
     ] {
-        let child = spawn(&["sign", input, out.to_str().unwrap()]);
-        let (status, err) = finish(child);
-        assert_failed(status, &err, &[what, accepted]);
+        let child = spawn_ewise(&["sign", input, out.to_str().unwrap()]);
+        let (status, _, err) = finish_within(child, PATIENCE);
+        assert_error_exit(status, 1, &err, &[what, accepted]);
     }
     assert_eq!(file_names(dir.path()), ["in.sock"]);
 }
@@ -151,12 +73,7 @@ fn sockets_devices_and_directories_are_refused_naming_what_is_accepted() {
 fn small_npy() -> (Vec<u8>, Vec<u64>) {
     let t = DataType::Float32;
     let values = patterns(t, 0, 1)[..4].to_vec();
-    let mut bytes = Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![values.len() as u64],
-    }
-    .to_bytes();
+    let mut bytes = f32_header(values.len() as u64);
     bytes.extend_from_slice(&to_le(&values, 4));
     (bytes, expected_sign(t, &values, NanPolicy::Zero))
 }
@@ -167,14 +84,14 @@ fn a_fifo_input_waits_for_its_writer() {
     let fifo = path(&dir, "in.npy");
     mkfifo(&fifo);
     let out = path(&dir, "out.npy");
-    let child = spawn(&["sign", fifo.to_str().unwrap(), out.to_str().unwrap()]);
-    wait_for_handler(&child);
+    let child = spawn_ewise(&["sign", fifo.to_str().unwrap(), out.to_str().unwrap()]);
+    wait_for_handler(&child, PATIENCE);
     std::thread::sleep(Duration::from_millis(300));
     let (bytes, want) = small_npy();
     let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     writer.write_all(&bytes).unwrap();
     drop(writer);
-    let (status, err) = finish(child);
+    let (status, _, err) = finish_within(child, PATIENCE);
     assert!(status.success(), "{err}");
     assert_eq!(from_le(&read_npy(&out).1, 4), want);
 }
@@ -186,15 +103,11 @@ fn ctrl_c_ends_the_wait_for_a_fifo_writer_at_once() {
     mkfifo(&fifo);
     let out = path(&dir, "out.npy");
     std::fs::write(&out, b"old results").unwrap();
-    let child = spawn(&["sign", fifo.to_str().unwrap(), out.to_str().unwrap()]);
-    wait_for_handler(&child);
+    let child = spawn_ewise(&["sign", fifo.to_str().unwrap(), out.to_str().unwrap()]);
+    wait_for_handler(&child, PATIENCE);
     std::thread::sleep(Duration::from_millis(1000));
-    let status = Command::new("kill")
-        .args(["-s", "INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill -s INT");
-    let (status, err) = finish(child);
+    send_signal(&child, "INT");
+    let (status, _, err) = finish_within(child, PATIENCE);
     assert_eq!(status.code(), Some(130), "{err}");
     assert!(
         err.contains("in.npy: interrupted while waiting for a program to write into the FIFO"),
@@ -211,10 +124,10 @@ fn a_fifo_closed_without_data_is_an_error() {
     let fifo = path(&dir, "in.npy");
     mkfifo(&fifo);
     let out = path(&dir, "out.npy");
-    let child = spawn(&["sign", fifo.to_str().unwrap(), out.to_str().unwrap()]);
+    let child = spawn_ewise(&["sign", fifo.to_str().unwrap(), out.to_str().unwrap()]);
     drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
-    let (status, err) = finish(child);
-    assert_failed(status, &err, &["in.npy: the pipe delivered nothing"]);
+    let (status, _, err) = finish_within(child, PATIENCE);
+    assert_error_exit(status, 1, &err, &["in.npy: the pipe delivered nothing"]);
     assert_eq!(file_names(dir.path()), ["in.npy"]);
 }
 
@@ -240,12 +153,7 @@ fn in_place_on_the_gpu_stops_when_the_file_is_truncated() {
 fn truncated_while_rewritten(extra: &[&str]) {
     let dir = temp_dir();
     let file = path(&dir, "big.npy");
-    let header = Header {
-        descr: "<f4".into(),
-        fortran_order: false,
-        shape: vec![TRUNCATED_DATA / 4],
-    }
-    .to_bytes();
+    let header = f32_header(TRUNCATED_DATA / 4);
     let cut = header.len() as u64 + (1 << 20);
     for attempt in 0..10 {
         let mut f = std::fs::File::create(&file).unwrap();
@@ -255,7 +163,7 @@ fn truncated_while_rewritten(extra: &[&str]) {
         let blocks = std::fs::metadata(&file).unwrap().blocks();
         let mut args = vec!["sign", "--in-place", file.to_str().unwrap()];
         args.extend_from_slice(extra);
-        let mut child = spawn(&args);
+        let mut child = spawn_ewise(&args);
         let start = Instant::now();
         let started = loop {
             if std::fs::metadata(&file).unwrap().blocks() > blocks {
@@ -277,13 +185,14 @@ fn truncated_while_rewritten(extra: &[&str]) {
             .unwrap()
             .set_len(cut)
             .unwrap();
-        let (status, err) = finish(child);
+        let (status, _, err) = finish_within(child, PATIENCE);
         if status.success() {
             assert!(!err.contains("panicked"), "attempt {attempt}: {err}");
             continue;
         }
-        assert_failed(
+        assert_error_exit(
             status,
+            1,
             &err,
             &[
                 "big.npy: was truncated to",

@@ -9,6 +9,18 @@ use ewise_cli::npy::Header;
 use ewise_cpu::reference::{is_infinity_bits, sign_bits};
 use ewise_cpu::{DataType, InfinityMode, NanPolicy};
 
+// Re-exported so that `use common::*` brings them in; a test binary that uses none of
+// them would otherwise warn.
+mod models;
+#[allow(unused_imports)]
+pub use models::*;
+
+#[cfg(unix)]
+mod process;
+#[cfg(unix)]
+#[allow(unused_imports)]
+pub use process::*;
+
 /// Environment variable naming a command line that runs the `ewise` binary for the
 /// tests, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu` when it is cross-compiled
 /// (`scripts/cross-check.sh`): without binfmt_misc an emulated test cannot execute
@@ -57,14 +69,30 @@ pub fn assert_ok(out: &Output) {
 /// `ewise: error:` and contains every fragment, and no panic.
 pub fn assert_error(out: &Output, fragments: &[&str]) -> String {
     let err = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "expected exit 1, stderr: {err}");
+    assert_error_exit(out.status, 1, &err, fragments);
+    err
+}
+
+/// Asserts a run ended with exit code `code` (1 for an error, 2 for a usage error),
+/// `err` being its standard error: one line that starts with `ewise: error:` and
+/// contains every fragment, and no panic.
+pub fn assert_error_exit(
+    status: std::process::ExitStatus,
+    code: i32,
+    err: &str,
+    fragments: &[&str],
+) {
+    assert_eq!(
+        status.code(),
+        Some(code),
+        "expected exit {code}, got {status}, stderr: {err}"
+    );
     assert!(err.starts_with("ewise: error: "), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
     assert!(!err.contains("panicked"), "{err}");
     for f in fragments {
         assert!(err.contains(f), "missing {f:?} in: {err}");
     }
-    err
 }
 
 /// A fresh temporary directory.
@@ -233,21 +261,40 @@ pub fn output_within(mut command: Command, limit: std::time::Duration) -> Option
     wait_within(child, limit)
 }
 
-/// Waits for `child` and returns its output; kills it and returns `None` if it has not
-/// finished within `limit`.
+/// Waits for `child` and returns its output, reading its piped standard output and
+/// error as it runs (so a full pipe cannot stall it); kills it and returns `None` if it
+/// has not finished within `limit`.
 pub fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> Option<Output> {
+    fn read_all(
+        stream: Option<impl std::io::Read + Send + 'static>,
+    ) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut stream) = stream {
+                let _ = stream.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    }
+    let stdout = read_all(child.stdout.take());
+    let stderr = read_all(child.stderr.take());
     let started = std::time::Instant::now();
-    loop {
-        if child.try_wait().expect("wait for the command").is_some() {
-            return Some(child.wait_with_output().expect("the command's output"));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the command") {
+            break status;
         }
         if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
             return None;
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Some(Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    })
 }
 
 /// `ewise` with these arguments, as [`output_within`] runs it.
@@ -386,14 +433,19 @@ pub fn strace_works() -> bool {
     works
 }
 
-/// The `.npy` bytes of a little-endian float32 vector.
-pub fn f32_npy_bytes(values: &[f32]) -> Vec<u8> {
-    let mut bytes = Header {
+/// The `.npy` header of a little-endian float32 vector of `n` elements.
+pub fn f32_header(n: u64) -> Vec<u8> {
+    Header {
         descr: "<f4".into(),
         fortran_order: false,
-        shape: vec![values.len() as u64],
+        shape: vec![n],
     }
-    .to_bytes();
+    .to_bytes()
+}
+
+/// The `.npy` bytes of a little-endian float32 vector.
+pub fn f32_npy_bytes(values: &[f32]) -> Vec<u8> {
+    let mut bytes = f32_header(values.len() as u64);
     bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
     bytes
 }

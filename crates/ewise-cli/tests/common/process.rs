@@ -1,0 +1,81 @@
+//! A running `ewise` as a child process: started with its output piped, sent signals
+//! with `kill -s`, watched until something holds and waited for with a deadline.
+
+use std::io::Read;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{ewise_command, wait_within};
+
+/// Starts `ewise ARGS` with standard input empty and standard output and error piped
+/// (read them with [`finish_within`]).
+pub fn spawn_ewise(args: &[&str]) -> Child {
+    ewise_command()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ewise binary starts")
+}
+
+/// Sends `signal` (a name such as `INT`, `TERM` or `HUP`) to `child` with `kill -s`.
+pub fn send_signal(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .args(["-s", signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -s {signal} failed");
+}
+
+/// Runs `child` to its end (as [`wait_within`] does) and returns its status, standard
+/// output and standard error (empty where not piped or already taken); kills it and
+/// fails the test if it still runs after `limit`.
+pub fn finish_within(child: Child, limit: Duration) -> (ExitStatus, String, String) {
+    let out = wait_within(child, limit)
+        .unwrap_or_else(|| panic!("ewise still ran after {limit:?}: it hangs"));
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (out.status, text(&out.stdout), text(&out.stderr))
+}
+
+/// Polls `ready` until it holds, failing the test after `limit` or, showing its
+/// standard error, if `child` exits first.
+pub fn wait_until(child: &mut Child, what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        if let Some(status) = child.try_wait().expect("wait for ewise") {
+            let mut err = String::new();
+            if let Some(mut stderr) = child.stderr.take() {
+                let _ = stderr.read_to_string(&mut err);
+            }
+            panic!("ewise exited ({status}) before {what}: {err}");
+        }
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether the process `pid` has a handler for SIGINT (so a signal now takes ewise's
+/// own path, not the default that kills it), from `/proc/PID/status`.
+#[cfg(target_os = "linux")]
+pub fn catches_sigint(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        })
+        .is_some_and(|mask| mask & (1 << (2 - 1)) != 0)
+}
+
+/// Waits until `child` handles SIGINT, failing the test after `limit`.
+#[cfg(target_os = "linux")]
+pub fn wait_for_handler(child: &Child, limit: Duration) {
+    let start = Instant::now();
+    while !catches_sigint(child.id()) {
+        assert!(start.elapsed() < limit, "ewise never installed its handler");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
