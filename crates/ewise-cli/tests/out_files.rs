@@ -134,11 +134,13 @@ fn setuid_setgid_and_sticky_bits_are_not_copied_and_the_umask_does_not_narrow() 
         assert_ok(&ewise(["sign", s(&src), s(&dst)]));
         assert_eq!(mode_of(&dst), old & 0o777, "from {old:04o}");
     }
-    let binary = env!("CARGO_BIN_EXE_ewise");
     let umask_run = |umask: &str| {
+        let ewise = ewise_command();
         let status = Command::new("sh")
-            .args(["-c", &format!("umask {umask} && exec \"$0\" \"$@\"")])
-            .args([binary, "sign", s(&src), s(&dst)])
+            .args(["-c", &format!("umask {umask} && exec \"$@\""), "sh"])
+            .arg(ewise.get_program())
+            .args(ewise.get_args())
+            .args(["sign", s(&src), s(&dst)])
             .status()
             .unwrap();
         assert!(status.success());
