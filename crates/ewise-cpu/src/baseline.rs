@@ -26,10 +26,10 @@ impl CopyKind {
 }
 
 /// Copies `src` into `dst` (which must have the same length; a longer one is copied
-/// into up to `src.len()`), split over `threads` threads of the same pools the
-/// operators use, under the same cap ([`thread_pieces`](crate::thread_pieces): at most
-/// [`max_threads`](crate::max_threads), each moving at least
-/// [`MIN_PIECE_BYTES`](crate::MIN_PIECE_BYTES)).
+/// into up to `src.len()`), split over `threads` threads of the pool the operators use
+/// (fetched for this call; in a forked child, the child's own), under the same cap
+/// ([`thread_pieces`](crate::thread_pieces): at most [`max_threads`](crate::max_threads),
+/// each moving at least [`MIN_PIECE_BYTES`](crate::MIN_PIECE_BYTES)).
 pub fn copy(dst: &mut [u8], src: &[u8], kind: CopyKind, threads: usize) {
     let len = dst.len().min(src.len());
     let (dst, src) = (&mut dst[..len], &src[..len]);
@@ -58,9 +58,9 @@ pub fn copy(dst: &mut [u8], src: &[u8], kind: CopyKind, threads: usize) {
     });
 }
 
-/// Reads every byte of `src`, split over `threads` threads of the same pools the
-/// operators use, under the same cap as [`copy`], and returns the bitwise OR of its
-/// 8-byte words (zero-padded at the end), so that the reads cannot be left out.
+/// Reads every byte of `src`, split over `threads` threads of the pool the operators
+/// use, under the same cap as [`copy`], and returns the bitwise OR of its 8-byte words
+/// (zero-padded at the end), so that the reads cannot be left out.
 pub fn read(src: &[u8], threads: usize) -> u64 {
     let one = |s: &[u8]| {
         let mut words = s.chunks_exact(8);

@@ -6,9 +6,7 @@ use ewise_core::{
     OperatorDesc, OperatorSupport, OperatorType, Placement, Result, TensorDesc, TensorRole,
 };
 
-use std::sync::{Arc, Mutex};
-
-use rayon::ThreadPool;
+use std::sync::Mutex;
 
 use crate::buffer::BufferRef;
 use crate::kernels::{self, Kernel};
@@ -212,7 +210,9 @@ pub struct CompiledOperator {
     /// Exact byte spans of the input and output layouts.
     spans: (u64, u64),
     parts: Vec<Part>,
-    pool: Option<Arc<ThreadPool>>,
+    /// Whether `parts` run on the pool ([`parallel::pool`], fetched at each execution)
+    /// rather than on the helpers.
+    pooled: bool,
 }
 
 impl CompiledOperator {
@@ -231,16 +231,16 @@ impl CompiledOperator {
         let elements = input.element_count().unwrap_or(0);
         let moved = elements.saturating_mul((kernel.in_size + kernel.out_size) as u64);
         let threads = parallelism.resolve();
-        let pool = (moved >= PARALLEL_THRESHOLD_BYTES)
-            .then(|| parallel::pool(threads - 1))
-            .flatten();
-        let medium =
-            threads > 1 && (MEDIUM_THRESHOLD_BYTES..PARALLEL_THRESHOLD_BYTES).contains(&moved);
-        let parts = if pool.is_some() || medium {
+        let pooled = moved >= PARALLEL_THRESHOLD_BYTES;
+        let mut parts = if threads > 1 && moved >= MEDIUM_THRESHOLD_BYTES {
             plan.split(threads, kernel.in_size, kernel.out_size, MIN_PIECE_BYTES)
         } else {
             Vec::new()
         };
+        // The pool starts now rather than in the first execution, which only fetches it.
+        if pooled && !parts.is_empty() && parallel::pool(parts.len() - 1).is_none() {
+            parts.clear();
+        }
         Ok(CompiledOperator {
             operator,
             input: input.clone(),
@@ -254,8 +254,8 @@ impl CompiledOperator {
                 input.exact_span_in_bytes().unwrap_or(u64::MAX),
                 output.exact_span_in_bytes().unwrap_or(u64::MAX),
             ),
-            pool: if parts.is_empty() { None } else { pool },
             parts,
+            pooled,
         })
     }
 
@@ -333,15 +333,19 @@ impl CompiledOperator {
         Ok(())
     }
 
-    /// Runs the plan, split across the pool's threads when compilation planned that.
-    /// `src` is `None` for in-place execution on `dst` (same layout).
+    /// Runs the plan, split across the helpers or the current pool's threads when
+    /// compilation planned that (in a forked child, its own pool and helpers). `src` is
+    /// `None` for in-place execution on `dst` (same layout).
     fn run(&self, src: Option<&[u8]>, dst: &mut [u8]) {
         let (kernel, stream) = (&self.kernel, self.stream);
-        let Some(pool) = &self.pool else {
-            if !self.parts.is_empty() {
-                self.run_on_helpers(src, dst);
-                return;
-            }
+        if !self.parts.is_empty() && !self.pooled {
+            self.run_on_helpers(src, dst);
+            return;
+        }
+        let pool = (!self.parts.is_empty())
+            .then(|| parallel::pool(self.parts.len() - 1))
+            .flatten();
+        let Some(pool) = pool else {
             let source = src.map_or(Source::InPlace, Source::Separate);
             self.plan.run(kernel, source, dst, stream);
             return;

@@ -8,9 +8,14 @@
 //! often ([`FREQUENT`]), so a sporadic call runs as on one thread and a frequent one pays
 //! at most one unpark before its helper is awake again.
 //!
-//! This is the one place outside the kernel and buffer modules with unsafe code: a job
-//! borrowed from the caller's stack is handed to another thread, which the caller waits
-//! for before its borrow ends.
+//! The helpers belong to a process generation ([`crate::fork`]): a forked child never
+//! looks at its parent's helpers, whose threads it does not have and whose slots may be
+//! mid-job, and starts its own on its first medium call. There are at most
+//! [`available_cores`](crate::available_cores) - 1 helpers per process.
+//!
+//! This is the one place outside the kernel, buffer and fork modules with unsafe code: a
+//! job borrowed from the caller's stack is handed to another thread, which the caller
+//! waits for before its borrow ends.
 #![allow(unsafe_code)]
 
 use std::cell::UnsafeCell;
@@ -19,6 +24,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
+
+use crate::fork::PerProcess;
 
 /// How long a helper keeps looking for work after a job before it sleeps.
 pub const SPIN: Duration = Duration::from_millis(1);
@@ -58,32 +65,66 @@ struct Slot {
 // points to is `Sync`.
 unsafe impl Sync for Slot {}
 
-/// The helpers, started on first use: one per available core beyond the first (fewer if
-/// the system refuses threads).
-fn slots() -> &'static [&'static Slot] {
-    static SLOTS: OnceLock<Vec<&'static Slot>> = OnceLock::new();
-    SLOTS.get_or_init(|| {
-        let extra = crate::Parallelism::Auto.resolve().saturating_sub(1);
-        let mut slots = Vec::with_capacity(extra);
-        for i in 0..extra {
-            let slot: &'static Slot = Box::leak(Box::new(Slot {
-                state: AtomicU32::new(IDLE),
-                job: UnsafeCell::new(None),
-                thread: OnceLock::new(),
-            }));
-            let spawned = thread::Builder::new()
-                .name(format!("ewise-helper-{i}"))
-                .spawn(move || serve(slot));
-            match spawned {
-                Ok(handle) => {
-                    let _ = slot.thread.set(handle.thread().clone());
-                    slots.push(slot);
-                }
-                Err(_) => break,
-            }
-        }
-        slots
+/// This process generation's helpers and call times.
+struct Helpers {
+    /// Started on first use: one per available core beyond the first (fewer if the
+    /// system refuses threads, none if a fork would go unnoticed).
+    slots: OnceLock<Vec<&'static Slot>>,
+    /// When this generation first asked for its helpers: the time base of `last`.
+    start: Instant,
+    /// When the last call came, in nanoseconds after `start` plus 1; 0 before any call.
+    last: AtomicU64,
+}
+
+static HELPERS: PerProcess<Helpers> = PerProcess::new();
+
+fn helpers() -> &'static Helpers {
+    HELPERS.get(|| Helpers {
+        slots: OnceLock::new(),
+        start: Instant::now(),
+        last: AtomicU64::new(0),
     })
+}
+
+impl Helpers {
+    fn slots(&self) -> &[&'static Slot] {
+        self.slots.get_or_init(start)
+    }
+
+    /// Whether [`run`] was called less than [`FREQUENT`] ago (by any thread); records
+    /// this call.
+    fn called_recently(&self) -> bool {
+        let now = self.start.elapsed().as_nanos() as u64 + 1;
+        let last = self.last.swap(now, Ordering::Relaxed);
+        last != 0 && now - last.min(now) < FREQUENT.as_nanos() as u64
+    }
+}
+
+/// The helpers of a new process generation.
+fn start() -> Vec<&'static Slot> {
+    if !crate::fork::protected() {
+        return Vec::new();
+    }
+    let extra = crate::Parallelism::Auto.resolve().saturating_sub(1);
+    let mut slots = Vec::with_capacity(extra);
+    for i in 0..extra {
+        let slot: &'static Slot = Box::leak(Box::new(Slot {
+            state: AtomicU32::new(IDLE),
+            job: UnsafeCell::new(None),
+            thread: OnceLock::new(),
+        }));
+        let spawned = thread::Builder::new()
+            .name(format!("ewise-helper-{i}"))
+            .spawn(move || serve(slot));
+        match spawned {
+            Ok(handle) => {
+                let _ = slot.thread.set(handle.thread().clone());
+                slots.push(slot);
+            }
+            Err(_) => break,
+        }
+    }
+    slots
 }
 
 /// A helper's life: run posted jobs; after [`SPIN`] without one, sleep until woken.
@@ -126,16 +167,6 @@ fn serve(slot: &'static Slot) {
     }
 }
 
-/// Whether [`run`] was called less than [`FREQUENT`] ago (by any thread); records this
-/// call.
-fn called_recently() -> bool {
-    static START: OnceLock<Instant> = OnceLock::new();
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    let now = START.get_or_init(Instant::now).elapsed().as_nanos() as u64 + 1;
-    let last = LAST.swap(now, Ordering::Relaxed);
-    last != 0 && now - last.min(now) < FREQUENT.as_nanos() as u64
-}
-
 /// Waits, even while unwinding, for the helpers that took jobs, and frees them.
 struct Taken(Vec<&'static Slot>);
 
@@ -173,8 +204,9 @@ impl Drop for Taken {
 /// thread, each other on an awake, free helper, or on the calling thread when there is
 /// none. A job that panics on a helper panics here.
 pub(crate) fn run<'a>(jobs: &[&'a (dyn Fn() + Sync + 'a)]) {
-    let slots = slots();
-    let frequent = called_recently();
+    let helpers = helpers();
+    let slots = helpers.slots();
+    let frequent = helpers.called_recently();
     let mut taken = Taken(Vec::with_capacity(jobs.len().saturating_sub(1)));
     let mut mine = Vec::with_capacity(jobs.len());
     for (k, job) in jobs.iter().enumerate() {

@@ -40,6 +40,7 @@ pub mod array;
 pub mod baseline;
 mod buffer;
 mod device;
+mod fork;
 mod helper;
 mod kernels;
 mod parallel;

@@ -1,15 +1,25 @@
-//! Threads: how many, the pools that provide them, and when to use them.
+//! Threads: how many, the pool that provides them, and when to use them.
 //!
 //! The thread cap lives here, once: [`max_threads`] is the most threads any execution
 //! uses (the operators, the [`baseline`](crate::baseline) copies and reads), and
 //! [`MIN_PIECE_BYTES`] the least work a thread is given. [`Parallelism::resolve`] applies
 //! the first, [`thread_pieces`] both. Front ends that take a thread count (the CLI's
 //! `--threads`, the Python package's `threads=`) are bounded by the same rule.
+//!
+//! A process runs executions on at most [`max_threads`] - 1 rayon workers (one pool,
+//! shared by every thread count and grown when a count needs more workers, plus, while
+//! its workers exit, at most one pool it replaced) and [`available_cores`] - 1 spinning
+//! helpers (for medium sizes), beside the callers' own threads. A forked child starts
+//! its own pool and helpers ([`crate::fork`]).
 
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
+
+use crate::fork::PerProcess;
 
 /// How many threads an operator may use. Threads are only used above a size threshold
 /// ([`PARALLEL_THRESHOLD_BYTES`]); smaller tensors run on the caller's thread with no
@@ -60,8 +70,16 @@ pub const MIN_PIECE_BYTES: u64 = 64 << 10;
 /// unknown), read once per process: asking the system reads cgroup files, tens of
 /// microseconds that would otherwise be paid by every compilation.
 pub fn available_cores() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
+    /// 0 until read; threads that read it at once all store the same count.
+    static CORES: AtomicUsize = AtomicUsize::new(0);
+    match CORES.load(Ordering::Relaxed) {
+        0 => {
+            let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+            CORES.store(cores, Ordering::Relaxed);
+            cores
+        }
+        cores => cores,
+    }
 }
 
 /// The most threads an execution uses on this machine: [`THREADS_PER_CORE`] per
@@ -91,34 +109,126 @@ pub const MEDIUM_THRESHOLD_BYTES: u64 = 256 << 10;
 /// Output bytes from which contiguous runs use streaming stores.
 pub const STREAM_THRESHOLD_BYTES: u64 = 8 << 20;
 
-/// A pool of `helpers` threads (at most [`max_threads`] - 1) that work beside the
-/// calling thread (which runs one piece itself, in `in_place_scope`), shared by every
-/// caller that asks for that many; `None` for no helpers or if the system refuses to
-/// start threads.
+/// The pool with at least `helpers` workers (at most [`max_threads`] - 1) that work
+/// beside the calling thread (which runs one piece itself, in `in_place_scope`); `None`
+/// for no helpers, or if the system refuses threads and there is no pool yet (a smaller
+/// pool is returned if a larger one cannot be started).
+///
+/// Every caller shares one pool per process generation: a count above its size replaces
+/// it with one of at least twice its workers (at most [`max_threads`] - 1), and the old
+/// pool's workers exit once the executions that hold it finish. Before a second
+/// replacement, the one before it must have finished, so at most one replaced pool has
+/// workers at any time. Callers fetch the pool for each execution and keep it no longer.
 pub(crate) fn pool(helpers: usize) -> Option<Arc<ThreadPool>> {
-    /// Pools by thread count.
-    type Pools = Mutex<Vec<(usize, Arc<ThreadPool>)>>;
-    static POOLS: OnceLock<Pools> = OnceLock::new();
-    let helpers = helpers.min(max_threads() - 1);
+    static POOLS: PerProcess<Mutex<Pools>> = PerProcess::new();
+    let cap = max_threads() - 1;
+    let helpers = helpers.min(cap);
     if helpers == 0 {
         return None;
     }
     let mut pools = POOLS
-        .get_or_init(|| Mutex::new(Vec::new()))
+        .get(Mutex::default)
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == helpers) {
-        return Some(p.clone());
+        .unwrap_or_else(PoisonError::into_inner);
+    let size = match &pools.current {
+        Some((pool, _)) if pool.current_num_threads() >= helpers => return Some(pool.clone()),
+        Some((pool, _)) => helpers.max(pool.current_num_threads().saturating_mul(2)),
+        None => helpers,
     }
-    let pool = Arc::new(
-        ThreadPoolBuilder::new()
-            .num_threads(helpers)
-            .thread_name(|i| format!("ewise-{i}"))
-            .build()
-            .ok()?,
-    );
-    pools.push((helpers, pool.clone()));
+    .min(cap);
+    if !crate::fork::protected() {
+        return None;
+    }
+    if let Some(retired) = pools.retired.take() {
+        retired.wait_until_gone();
+    }
+    let live = Arc::new(Live::default());
+    let Some(pool) = build(size, &live) else {
+        pools.retired = Some(live);
+        return pools.current.as_ref().map(|(pool, _)| pool.clone());
+    };
+    let pool = Arc::new(pool);
+    let old = pools.current.replace((pool.clone(), live));
+    pools.retired = old.map(|(_, live)| live);
     Some(pool)
+}
+
+/// A process generation's pool.
+#[derive(Default)]
+struct Pools {
+    /// The pool callers get, with its running workers.
+    current: Option<(Arc<ThreadPool>, Arc<Live>)>,
+    /// The running workers of the pool `current` last replaced.
+    retired: Option<Arc<Live>>,
+}
+
+/// How many of a pool's worker threads are running.
+#[derive(Default)]
+struct Live {
+    threads: Mutex<usize>,
+    exited: Condvar,
+}
+
+impl Live {
+    fn count(&self) -> MutexGuard<'_, usize> {
+        self.threads.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait_until_gone(&self) {
+        let mut threads = self.count();
+        while *threads > 0 {
+            threads = self
+                .exited
+                .wait(threads)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// Counts one running worker of a [`Live`] until dropped, at its thread's end.
+struct Running(Arc<Live>);
+
+impl Running {
+    fn new(live: &Arc<Live>) -> Running {
+        *live.count() += 1;
+        Running(live.clone())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let mut threads = self.0.count();
+        *threads -= 1;
+        if *threads == 0 {
+            self.0.exited.notify_all();
+        }
+    }
+}
+
+/// A pool of `size` workers counted in `live`; `None` if the system refuses threads.
+fn build(size: usize, live: &Arc<Live>) -> Option<ThreadPool> {
+    let live = live.clone();
+    ThreadPoolBuilder::new()
+        .num_threads(size)
+        .thread_name(|i| format!("ewise-{i}"))
+        .spawn_handler(move |worker| {
+            let mut builder = thread::Builder::new();
+            if let Some(name) = worker.name() {
+                builder = builder.name(name.to_owned());
+            }
+            if let Some(bytes) = worker.stack_size() {
+                builder = builder.stack_size(bytes);
+            }
+            let running = Running::new(&live);
+            builder
+                .spawn(move || {
+                    let _running = running;
+                    worker.run();
+                })
+                .map(drop)
+        })
+        .build()
+        .ok()
 }
 
 #[cfg(test)]

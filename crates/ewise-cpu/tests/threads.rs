@@ -1,5 +1,6 @@
 //! The thread cap: any thread count runs on at most `max_threads()` threads, and no
-//! thread's piece moves less than `MIN_PIECE_BYTES`, with the reference's results.
+//! thread's piece moves less than `MIN_PIECE_BYTES`, with the reference's results; and
+//! the process's threads stay bounded however many distinct thread counts run.
 
 use ewise_cpu::baseline::{self, CopyKind};
 use ewise_cpu::reference;
@@ -7,6 +8,14 @@ use ewise_cpu::{
     max_threads, DataType, Device, Extensions, NanPolicy, OperatorDesc, Parallelism, TensorDesc,
     MEDIUM_THRESHOLD_BYTES, MIN_PIECE_BYTES, PARALLEL_THRESHOLD_BYTES,
 };
+
+/// The tests of this file one at a time, so that one's threads are not counted as the
+/// other's.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn bytes(len: usize, mut seed: u64) -> Vec<u8> {
     (0..len)
@@ -21,6 +30,7 @@ fn bytes(len: usize, mut seed: u64) -> Vec<u8> {
 
 #[test]
 fn huge_thread_counts_use_the_cap_and_pieces_of_the_minimum() {
+    let _serial = serial();
     let elements = [
         MEDIUM_THRESHOLD_BYTES / 8,
         PARALLEL_THRESHOLD_BYTES / 8,
@@ -65,4 +75,79 @@ fn huge_thread_counts_use_the_cap_and_pieces_of_the_minimum() {
         baseline::read(&src, 1),
         "a read on any thread count sees the same bytes"
     );
+}
+
+/// The process's threads (`Threads:` of /proc/self/status).
+#[cfg(target_os = "linux")]
+fn os_threads() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap()
+}
+
+/// The process's threads that ewise started (named `ewise-...`: pool workers and
+/// helpers).
+#[cfg(target_os = "linux")]
+fn ewise_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with("ewise-"))
+        .count()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn distinct_thread_counts_share_a_bounded_set_of_threads() {
+    use ewise_cpu::available_cores;
+    use std::time::{Duration, Instant};
+
+    let _serial = serial();
+    let before = os_threads();
+    let pool = max_threads() - 1;
+    let helpers = available_cores() - 1;
+    let n = 2 * PARALLEL_THRESHOLD_BYTES / 8;
+    let t = TensorDesc::new(DataType::Float32, &[n as u32]);
+    let desc = OperatorDesc::sign(t.clone(), t);
+    let input = bytes(n as usize * 4, 9);
+    let mut expected = vec![0u8; input.len()];
+    reference::run(&desc, NanPolicy::Zero, &input, &mut expected).unwrap();
+    let mut got = vec![0u8; input.len()];
+    let mut peak = 0;
+    for threads in 2..=33 {
+        let op = Device::new()
+            .create_operator(&desc)
+            .unwrap()
+            .with_parallelism(Parallelism::threads(threads))
+            .compile()
+            .unwrap();
+        assert_eq!(
+            op.threads(),
+            threads.min(max_threads()),
+            "{threads} threads"
+        );
+        op.execute_slices(&input, &mut got).unwrap();
+        assert!(got == expected, "{threads} threads");
+        baseline::copy(&mut got, &input, CopyKind::Plain, threads);
+        assert!(got == input, "copy on {threads} threads");
+        peak = peak.max(ewise_threads());
+    }
+    // One pool at a time, and while it finishes, at most one it replaced.
+    assert!(peak <= 2 * pool + helpers, "{peak} ewise threads at once");
+    // A replaced pool's workers exit soon after its last execution.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let bound = before + pool + available_cores();
+    while os_threads() > bound || ewise_threads() > pool + helpers {
+        assert!(
+            Instant::now() < deadline,
+            "{} threads ({} of ewise) after thread counts 2..=33, {before} before: more than \
+             {bound} ({pool} pool workers, {helpers} helpers)",
+            os_threads(),
+            ewise_threads(),
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
