@@ -40,6 +40,31 @@ impl View {
         }
     }
 
+    /// Bytes from its lowest to one past its highest element (0 when empty).
+    pub fn span(&self) -> usize {
+        if self.shape.contains(&0) {
+            return 0;
+        }
+        self.shape
+            .iter()
+            .zip(&self.strides)
+            .map(|(&size, &stride)| (size - 1) * stride.unsigned_abs())
+            .sum::<usize>()
+            + self.item
+    }
+
+    /// The address of its lowest byte.
+    fn low(&self) -> usize {
+        let back: usize = self
+            .shape
+            .iter()
+            .zip(&self.strides)
+            .filter(|(_, &stride)| stride < 0)
+            .map(|(&size, &stride)| (size - 1) * stride.unsigned_abs())
+            .sum();
+        self.data - back
+    }
+
     /// This view broadcast to `shape` by numpy's rules (leading axes added, axes of size
     /// 1 repeated with a stride of 0), or `None` if it does not broadcast to it.
     pub fn broadcast_to(&self, shape: &[usize]) -> Option<View> {
@@ -72,6 +97,47 @@ pub(crate) enum Memory {
     Overlapping,
 }
 
+/// How `input`'s and `output`'s bytes relate (views of one shape): `Same` when every
+/// element has the same bytes in both.
+pub(crate) fn overlap(input: &View, output: &View) -> Memory {
+    let (a, b) = ((input.low(), input.span()), (output.low(), output.span()));
+    if a.1 == 0 || b.1 == 0 || a.0 + a.1 <= b.0 || b.0 + b.1 <= a.0 {
+        Memory::Disjoint
+    } else if input.data == output.data
+        && input.item == output.item
+        && input
+            .shape
+            .iter()
+            .zip(input.strides.iter().zip(&output.strides))
+            .all(|(&size, (a, b))| size <= 1 || a == b)
+    {
+        Memory::Same
+    } else {
+        Memory::Overlapping
+    }
+}
+
+/// Whether two elements of `view` may share a byte: `false` proves they do not (each
+/// axis, by increasing step, steps past everything the smaller axes span).
+pub(crate) fn may_share_elements(view: &View) -> bool {
+    let mut axes: Dims<(usize, usize)> = view
+        .shape
+        .iter()
+        .zip(&view.strides)
+        .filter(|(&size, _)| size > 1)
+        .map(|(&size, &stride)| (stride.unsigned_abs(), size))
+        .collect();
+    axes.sort_unstable();
+    let mut extent = view.item;
+    for (step, size) in axes {
+        if step < extent {
+            return true;
+        }
+        extent = extent.saturating_add((size - 1).saturating_mul(step));
+    }
+    false
+}
+
 /// One tensor of a plan: its base address and exact span in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Span {
@@ -86,9 +152,12 @@ impl Span {
 }
 
 /// An input and output pair mapped to ewise descriptions.
+///
+/// Axes may hold more elements than one ewise tensor dimension (`u32::MAX`): such a plan
+/// runs as [`Plan::pieces`], each of which fits.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
-    pub sizes: Dims<u32>,
+    pub sizes: Dims<usize>,
     pub in_strides: Dims<u32>,
     pub out_strides: Dims<u32>,
     pub input: Span,
@@ -106,18 +175,13 @@ pub(crate) enum Unfit {
     /// The output's strides are not whole elements or too far apart, or run against the
     /// input's along some axis: compute into a temporary and copy it over.
     Output,
-    /// An axis holds more than `u32::MAX` elements: no ewise tensor describes it.
-    TooLarge { axis: usize, size: usize },
 }
 
 impl Plan {
     /// The plan for `input` (already broadcast to the output's shape) and `output`.
     pub fn new(input: &View, output: &View) -> Result<Plan, Unfit> {
         let n = output.shape.len();
-        let mut sizes = Dims::with_capacity(n);
-        for (axis, &size) in output.shape.iter().enumerate() {
-            sizes.push(u32::try_from(size).map_err(|_| Unfit::TooLarge { axis, size })?);
-        }
+        let sizes = output.shape.clone();
         if output.shape.contains(&0) {
             return Ok(Plan {
                 in_strides: smallvec::smallvec![0; n],
@@ -183,19 +247,21 @@ impl Plan {
         })
     }
 
-    /// The input's description.
+    /// The input's description; the plan's axes must fit one (at most `u32::MAX` each,
+    /// as every piece of a call has).
     pub fn input_desc(&self, data_type: DataType) -> TensorDesc {
         desc(data_type, &self.sizes, &self.in_strides)
     }
 
-    /// The output's description.
+    /// The output's description; the plan's axes must fit one, as for
+    /// [`Plan::input_desc`].
     pub fn output_desc(&self, data_type: DataType) -> TensorDesc {
         desc(data_type, &self.sizes, &self.out_strides)
     }
 
     /// Number of elements.
     pub fn elements(&self) -> usize {
-        self.sizes.iter().map(|&s| s as usize).product()
+        self.sizes.iter().product()
     }
 
     /// Bytes the kernel reads and writes.
@@ -214,7 +280,13 @@ fn elements(bytes: usize, item: usize) -> Option<u32> {
 
 /// A description without strides when these are packed row-major ones (what DirectML
 /// callers write for packed tensors), with them otherwise.
-fn desc(data_type: DataType, sizes: &[u32], strides: &[u32]) -> TensorDesc {
+fn desc(data_type: DataType, sizes: &[usize], strides: &[u32]) -> TensorDesc {
+    debug_assert!(sizes.iter().all(|&s| u32::try_from(s).is_ok()));
+    let sizes: Dims<u32> = sizes
+        .iter()
+        .map(|&s| u32::try_from(s).unwrap_or(u32::MAX))
+        .collect();
+    let sizes = &sizes[..];
     let mut packed = true;
     let mut expected = 1u64;
     for (&size, &stride) in sizes.iter().zip(strides).rev() {

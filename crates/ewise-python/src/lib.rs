@@ -48,7 +48,8 @@ create_exception!(
 /// ----------
 /// x
 ///     A numpy array of any layout, an array-like, or a Dask array (the result is
-///     then a lazy Dask array, computed block by block).
+///     then a lazy Dask array, computed block by block; every argument, and what
+///     ``feature_level=`` says of the largest block, is checked when it is made).
 /// nan
 ///     ``"zero"`` (DirectML's formula: NaN gives +0) or ``"propagate"`` (NaN gives
 ///     the input NaN unchanged, bit for bit, as numpy and ONNX do). -0 gives +0.
@@ -57,7 +58,10 @@ create_exception!(
 ///     or not; ``out=x`` works in place. Only ``out``'s elements are written, and it
 ///     is returned. Input and output may share memory: the result is as if the
 ///     input were read first. An ``out`` that runs against ``x`` along some axis
-///     (``x[::-1]`` into a forward ``out``) costs one temporary of ``out``'s size.
+///     (``x[::-1]`` into a forward ``out``) costs a temporary (at most 32 MiB: large
+///     calls run in pieces). An ``out`` whose elements share memory (a zero stride)
+///     is written as numpy writes it, through a temporary: each shared place ends
+///     with the value of its last element in C order.
 /// feature_level
 ///     ``None`` accepts every type and layout the library has (float64, bfloat16,
 ///     0-d, empty, up to 64 dimensions). A DirectML level (``"2_1"``, ``"6_4"``,
@@ -72,7 +76,9 @@ create_exception!(
 ///     the adapter is chosen as ``ewise.gpu_adapter()`` tells) gives the same bytes.
 ///     The arrays stay numpy arrays: each call uploads the input and downloads the
 ///     result, so the GPU pays off only for work that is large against the
-///     transfers.
+///     transfers. Arrays of any size run in pieces of 32 MiB, holding about four
+///     pieces' worth of host memory. A GPU used before ``os.fork()`` cannot be used
+///     in the child (``GpuError``); the CPU path works in forked children.
 ///
 /// Returns
 /// -------
@@ -82,13 +88,22 @@ create_exception!(
 /// Raises
 /// ------
 /// TypeError
-///     ``x``'s dtype is not one ``sign`` takes (the message lists them).
+///     ``x``'s dtype is not one ``sign`` takes (the message lists them), or ``x`` or
+///     ``out`` is a masked array or a ``numpy.matrix`` (ewise would drop the mask or
+///     the matrix type; pass ``x.filled(value)`` or ``numpy.asarray(x)``).
 /// ValueError
 ///     A bad keyword value or ``out=`` (type, dtype, shape, read-only).
 /// ValidationError
 ///     ``feature_level=`` rejects the tensor.
 /// GpuError
-///     ``device="gpu"`` and no GPU adapter, or the GPU failed.
+///     ``device="gpu"`` and no GPU adapter, the GPU failed, or it was opened before
+///     this process forked.
+/// MemoryError
+///     A temporary or a GPU transfer buffer could not be allocated.
+/// KeyboardInterrupt
+///     Ctrl-C during a large call: signals are checked between pieces (64 MiB on the
+///     CPU, 32 MiB on the GPU). ``out`` then holds results for the pieces done and
+///     its old values elsewhere.
 ///
 /// Examples
 /// --------
@@ -114,7 +129,12 @@ fn sign<'py>(
     threads: Option<i64>,
     device: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if let Some(lazy) = dask::dispatch(x, "sign", out, || {
+    let op = Op::Sign(ops::nan_policy(nan)?);
+    let options = ops::options(feature_level, threads, device)?;
+    let check = |dtype: &Bound<'py, PyAny>, block: &[usize]| {
+        ops::check_block(dtype, block, op, None, options, "sign")
+    };
+    if let Some(lazy) = dask::dispatch(x, "sign", out, check, || {
         [("nan", nan.into_pyobject(x.py())?.into_any())]
             .into_iter()
             .chain(common(x.py(), feature_level, threads, device)?)
@@ -123,14 +143,7 @@ fn sign<'py>(
     })? {
         return Ok(lazy);
     }
-    let op = Op::Sign(ops::nan_policy(nan)?);
-    ops::run(
-        x,
-        out,
-        op,
-        None,
-        ops::options(feature_level, threads, device)?,
-    )
+    ops::run(x, out, op, None, options, "sign")
 }
 
 /// DirectML's IS_INFINITY: 1 where an element is an infinity of the chosen sign.
@@ -181,7 +194,17 @@ fn is_infinity<'py>(
     device: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
-    if let Some(lazy) = dask::dispatch(x, "is_infinity", out, || {
+    let op = Op::IsInfinity(ops::infinity_mode(mode)?);
+    let options = ops::options(feature_level, threads, device)?;
+    let out_type = match (dtype, out) {
+        (Some(dtype), _) => Some(infinity_output_type(dtype)?),
+        (None, Some(out)) => out_infinity_type(out)?,
+        (None, None) => None,
+    };
+    let check = |dtype: &Bound<'py, PyAny>, block: &[usize]| {
+        ops::check_block(dtype, block, op, out_type, options, "is_infinity")
+    };
+    if let Some(lazy) = dask::dispatch(x, "is_infinity", out, check, || {
         let dtype = dtype.map_or_else(|| py.None().into_bound(py), |d| d.clone());
         [
             ("mode", mode.into_pyobject(py)?.into_any()),
@@ -194,19 +217,7 @@ fn is_infinity<'py>(
     })? {
         return Ok(lazy);
     }
-    let op = Op::IsInfinity(ops::infinity_mode(mode)?);
-    let out_type = match (dtype, out) {
-        (Some(dtype), _) => Some(infinity_output_type(dtype)?),
-        (None, Some(out)) => out_infinity_type(out)?,
-        (None, None) => None,
-    };
-    ops::run(
-        x,
-        out,
-        op,
-        out_type,
-        ops::options(feature_level, threads, device)?,
-    )
+    ops::run(x, out, op, out_type, options, "is_infinity")
 }
 
 /// ONNX's IsInf: True where an element is an infinity that the flags select.
@@ -234,7 +245,12 @@ fn isinf<'py>(
     device: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
-    if let Some(lazy) = dask::dispatch(x, "isinf", out, || {
+    let op = Op::IsInfinity(InfinityMode::from_detect(detect_positive, detect_negative));
+    let options = ops::options(None, threads, device)?;
+    let check = |dtype: &Bound<'py, PyAny>, block: &[usize]| {
+        ops::check_block(dtype, block, op, Some(DataType::Bool), options, "isinf")
+    };
+    if let Some(lazy) = dask::dispatch(x, "isinf", out, check, || {
         [
             (
                 "detect_positive",
@@ -252,14 +268,7 @@ fn isinf<'py>(
     })? {
         return Ok(lazy);
     }
-    let op = Op::IsInfinity(InfinityMode::from_detect(detect_positive, detect_negative));
-    ops::run(
-        x,
-        out,
-        op,
-        Some(DataType::Bool),
-        ops::options(None, threads, device)?,
-    )
+    ops::run(x, out, op, Some(DataType::Bool), options, "isinf")
 }
 
 /// The `feature_level` and `threads` keywords, for a Dask call.

@@ -3,7 +3,7 @@
 use ewise_cpu::NanPolicy;
 use ewise_onnx::{Model, Tensor};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -40,6 +40,7 @@ pub(crate) fn run<'py>(
 fn error(e: ewise_onnx::Error) -> PyErr {
     match e {
         ewise_onnx::Error::Io { .. } => PyOSError::new_err(e.to_string()),
+        ewise_onnx::Error::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
         _ => OnnxError::new_err(e.to_string()),
     }
 }
@@ -59,13 +60,18 @@ fn tensor(name: &str, array: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
         )));
     }
     let len = array.len() * descr.itemsize();
-    let data = match len {
-        0 => Vec::new(),
+    let mut data = Vec::new();
+    data.try_reserve_exact(len).map_err(|_| {
+        PyMemoryError::new_err(format!(
+            "input {name:?}: cannot allocate {len} bytes for its copy"
+        ))
+    })?;
+    if len > 0 {
         // SAFETY: a C-contiguous array's elements are the `len` bytes at its data pointer.
-        _ => unsafe {
-            std::slice::from_raw_parts(View::of(array, 1).data as *const u8, len).to_vec()
-        },
-    };
+        data.extend_from_slice(unsafe {
+            std::slice::from_raw_parts(View::of(array, 1).data as *const u8, len)
+        });
+    }
     Tensor::new(t.data_type, array.shape().to_vec(), data).map_err(error)
 }
 

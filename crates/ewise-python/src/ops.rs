@@ -16,7 +16,7 @@ use pyo3::types::{PySlice, PyTuple};
 
 use crate::dtypes::{self, numpy_name, Recognised};
 use crate::gpu;
-use crate::layout::{Dims, Memory, Plan, Unfit, View};
+use crate::layout::{self, Dims, Memory, Plan, Unfit, View};
 use crate::ValidationError;
 
 /// Bytes moved below which the GIL stays held: releasing and taking it back costs more
@@ -35,13 +35,6 @@ impl Op {
         match self {
             Op::Sign(_) => OperatorType::ElementWiseSign,
             Op::IsInfinity(_) => OperatorType::ElementWiseIsInfinity,
-        }
-    }
-
-    fn function(self) -> &'static str {
-        match self {
-            Op::Sign(_) => "sign",
-            Op::IsInfinity(_) => "is_infinity",
         }
     }
 }
@@ -126,105 +119,244 @@ pub(crate) fn options(
     })
 }
 
+/// Bytes (input span plus output span) of one piece of a CPU call: the most work done
+/// between two checks for signals (Ctrl-C), milliseconds at memory speed, and twice the
+/// most a temporary of the call holds. Large enough that the pieces' hand-over costs
+/// under 1% of their time.
+pub(crate) const CPU_PIECE_BYTES: usize = 64 << 20;
+
+/// Bytes (input span plus output span) of one piece of a GPU call: host memory for a
+/// call is a small multiple of it (module [`gpu`]), whatever the array's size.
+pub(crate) const GPU_PIECE_BYTES: usize = 32 << 20;
+
+/// Most elements a piece holds along one axis: one ewise tensor dimension's.
+const AXIS_LIMIT: usize = u32::MAX as usize;
+
 /// Runs `op` on `x` into `out` (or a new array) and returns the result: `out` itself,
 /// a new array, or for a 0-d result without `out`, its scalar (as numpy's ufuncs do).
-/// `out_type` is IS_INFINITY's output type (UINT8 or BOOL) when no `out` is given.
+/// `out_type` is IS_INFINITY's output type (UINT8 or BOOL) when no `out` is given;
+/// `function` is the name the caller called, for messages.
+///
+/// Large calls run in pieces ([`CPU_PIECE_BYTES`], [`GPU_PIECE_BYTES`]), so that an
+/// axis may hold any number of elements, temporaries and GPU transfers stay the size of
+/// a piece, and signals are checked between pieces: a pending `KeyboardInterrupt` is
+/// raised there, with the pieces already done written to `out` and the rest of it
+/// untouched.
 pub(crate) fn run<'py>(
     x: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
     op: Op,
     out_type: Option<DataType>,
     options: Options,
+    function: &'static str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
-    let function = op.function();
-    let mut x = as_array(x)?;
-    let in_type = input_type(&x, op)?;
-    if !in_type.native {
-        x = call(
-            &x,
-            "astype",
-            (x.dtype().call_method1("newbyteorder", ("=",))?,),
-        )?;
-    }
-    let in_type = in_type.data_type;
+    let mut x = as_array(x, function)?;
+    let in_type = input_type(&x, op, function)?;
     let out_type = match op {
-        Op::Sign(_) => in_type,
+        Op::Sign(_) => in_type.data_type,
         Op::IsInfinity(_) => out_type.unwrap_or(DataType::Uint8),
     };
     let given = out.is_some();
-    let (out, out_native) = match out {
+    let out = match out {
         Some(out) => checked_out(out, &x, out_type, function)?,
-        None => (new_like(&x, &dtypes::descr_of(py, out_type)?)?, true),
+        None => new_like(&x, &dtypes::descr_of(py, out_type)?)?,
     };
     let out_view = View::of(&out, out.dtype().itemsize());
-    let mut target = (!out_native).then(|| mirrored(&x, &out)).transpose()?;
-    // Each retry removes its cause: a copied input has whole, positive strides and its
-    // own memory, and a mirrored temporary is dense and runs in the input's directions.
-    for _ in 0..6 {
-        let into = target.as_ref().unwrap_or(&out);
-        let Some(in_view) = View::of(&x, x.dtype().itemsize()).broadcast_to(&out_view.shape) else {
-            break;
-        };
-        let plan = match Plan::new(&in_view, &View::of(into, into.dtype().itemsize())) {
-            Ok(plan) => plan,
-            Err(Unfit::Input) => {
-                x = call(&x, "copy", ("K",))?;
-                continue;
-            }
-            Err(Unfit::Output) => {
-                target = Some(mirrored(&x, &out)?);
-                continue;
-            }
-            Err(Unfit::TooLarge { axis, size }) => {
-                return Err(PyValueError::new_err(format!(
-                    "{function}: axis {axis} holds {size} elements; ewise tensors hold at most {} per axis",
-                    u32::MAX
-                )))
-            }
-        };
-        let in_place = matches!(op, Op::Sign(_));
-        if plan.memory == Memory::Overlapping || (plan.memory == Memory::Same && !in_place) {
-            x = call(&x, "copy", ("K",))?;
-            continue;
+    let Some(in_view) = View::of(&x, x.dtype().itemsize()).broadcast_to(&out_view.shape) else {
+        return Err(PyValueError::new_err(format!(
+            "{function}: x of shape {} does not broadcast to out's shape {}",
+            shape(x.shape()),
+            shape(out.shape())
+        )));
+    };
+    if out_view.shape.contains(&0) {
+        validate_packed(
+            op,
+            (in_type.data_type, out_type),
+            &out_view.shape,
+            options.level,
+        )?;
+        return Ok(out.into_any());
+    }
+    if layout::overlap(&in_view, &out_view) == Memory::Overlapping {
+        x = call(&x, "copy", ("K",))?;
+    }
+    let shared = layout::may_share_elements(&out_view);
+    let x = py
+        .import("numpy")?
+        .call_method1("broadcast_to", (&x, PyTuple::new(py, out.shape())?))?
+        .cast_into::<PyUntypedArray>()?;
+    let call = Call {
+        op,
+        types: (in_type, out_type),
+        options,
+        function,
+        shared,
+    };
+    let limit = match options.target {
+        Target::Cpu => CPU_PIECE_BYTES,
+        Target::Gpu => GPU_PIECE_BYTES,
+    };
+    let mut pieces = 0usize;
+    each_piece(&x, &out, limit, &mut |x, out| {
+        if pieces > 0 {
+            py.check_signals()?;
         }
-        match options.target {
-            Target::Cpu => {
-                let compiled = compiled(op, &plan, (in_type, out_type), options)?;
-                execute(py, &compiled, &plan)?;
-            }
-            Target::Gpu if target.is_none() && !gpu::dense_output(&plan) => {
-                target = Some(mirrored(&x, &out)?);
-                continue;
-            }
-            Target::Gpu if gpu::sparse_input(&plan) => {
+        pieces += 1;
+        call.run(x.clone(), out)
+    })?;
+    if !given && out.ndim() == 0 {
+        return out.get_item(());
+    }
+    Ok(out.into_any())
+}
+
+/// One call's fixed part, run on each piece.
+struct Call {
+    op: Op,
+    /// The input's type as numpy gives it, and the output's type.
+    types: (Recognised, DataType),
+    options: Options,
+    function: &'static str,
+    /// Whether `out`'s elements may share bytes: results then go through a temporary.
+    shared: bool,
+}
+
+impl Call {
+    /// Runs on one piece: `x` broadcast to `out`'s shape, and no input byte that a
+    /// write to `out` could change before it is read (unless at the same place).
+    fn run<'py>(
+        &self,
+        mut x: Bound<'py, PyUntypedArray>,
+        out: &Bound<'py, PyUntypedArray>,
+    ) -> PyResult<()> {
+        let py = x.py();
+        let (op, (in_type, out_type), options) = (self.op, self.types, self.options);
+        if !in_type.native {
+            x = call(
+                &x,
+                "astype",
+                (x.dtype().call_method1("newbyteorder", ("=",))?,),
+            )?;
+        }
+        let out_native = dtypes::recognise(&out.dtype())?.is_some_and(|r| r.native);
+        let mut target = (!out_native || self.shared)
+            .then(|| mirrored(&x, out))
+            .transpose()?;
+        let in_type = in_type.data_type;
+        // Each retry removes its cause: a copied input has whole, positive strides and
+        // its own memory, and a mirrored temporary is dense and runs in the input's
+        // directions.
+        for _ in 0..6 {
+            let into = target.as_ref().unwrap_or(out);
+            let in_view = View::of(&x, x.dtype().itemsize());
+            let plan = match Plan::new(&in_view, &View::of(into, into.dtype().itemsize())) {
+                Ok(plan) => plan,
+                Err(Unfit::Input) => {
+                    x = call(&x, "copy", ("K",))?;
+                    continue;
+                }
+                Err(Unfit::Output) => {
+                    target = Some(mirrored(&x, out)?);
+                    continue;
+                }
+            };
+            let in_place = matches!(op, Op::Sign(_));
+            if plan.memory == Memory::Overlapping || (plan.memory == Memory::Same && !in_place) {
                 x = call(&x, "copy", ("K",))?;
                 continue;
             }
-            Target::Gpu => {
-                let (desc, policy) = validated(op, &plan, (in_type, out_type), options.level)?;
-                if plan.elements() > 0 {
+            match options.target {
+                Target::Cpu => {
+                    let compiled = compiled(op, &plan, (in_type, out_type), options)?;
+                    execute(py, &compiled, &plan)?;
+                }
+                Target::Gpu if target.is_none() && !gpu::dense_output(&plan) => {
+                    target = Some(mirrored(&x, out)?);
+                    continue;
+                }
+                Target::Gpu if gpu::sparse_input(&plan) => {
+                    x = call(&x, "copy", ("K",))?;
+                    continue;
+                }
+                Target::Gpu => {
+                    let (desc, policy) = validated(op, &plan, (in_type, out_type), options.level)?;
                     // SAFETY: the plan's spans are the arrays' memory, disjoint or the
                     // same, and the output span is dense (checked above).
                     unsafe { gpu::execute(py, &desc, policy, &plan)? };
                 }
             }
+            if let Some(target) = target {
+                py.import("numpy")?.call_method1("copyto", (out, target))?;
+            }
+            return Ok(());
         }
-        if let Some(target) = target {
-            py.import("numpy")?.call_method1("copyto", (&out, target))?;
-        }
-        if !given && out.ndim() == 0 {
-            return out.get_item(());
-        }
-        return Ok(out.into_any());
+        Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "{}: no layout found for x of shape {} and strides {}, out of shape {} and strides {}",
+            self.function,
+            shape(x.shape()),
+            shape(x.strides()),
+            shape(out.shape()),
+            shape(out.strides())
+        )))
     }
-    Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-        "{function}: no layout found for x of shape {} and strides {}, out of shape {} and strides {}",
-        shape(x.shape()),
-        shape(x.strides()),
-        shape(out.shape()),
-        shape(out.strides())
-    )))
+}
+
+/// What [`each_piece`] calls on each piece: the input's, then the output's.
+type PieceFn<'f, 'py> =
+    dyn FnMut(&Bound<'py, PyUntypedArray>, &Bound<'py, PyUntypedArray>) -> PyResult<()> + 'f;
+
+/// Calls `f` on pieces of `x` and `out` (of one shape) that together cover every
+/// element once, in index order along each cut axis: each piece has at most
+/// [`AXIS_LIMIT`] elements along every axis and spans at most `limit` bytes in both
+/// arrays together, unless it is one element. The axis cut first is the one whose
+/// steps are widest in memory, so that pieces are blocks of rows.
+fn each_piece<'py>(
+    x: &Bound<'py, PyUntypedArray>,
+    out: &Bound<'py, PyUntypedArray>,
+    limit: usize,
+    f: &mut PieceFn<'_, 'py>,
+) -> PyResult<()> {
+    let (xv, ov) = (
+        View::of(x, x.dtype().itemsize()),
+        View::of(out, out.dtype().itemsize()),
+    );
+    let bytes = xv.span().saturating_add(ov.span());
+    let step = |k: usize| xv.strides[k].unsigned_abs() + ov.strides[k].unsigned_abs();
+    let axis = match ov.shape.iter().position(|&size| size > AXIS_LIMIT) {
+        Some(axis) => axis,
+        None if bytes <= limit => return f(x, out),
+        None => match (0..ov.shape.len())
+            .filter(|&k| ov.shape[k] > 1)
+            .max_by_key(|&k| (step(k), ov.shape[k]))
+        {
+            Some(axis) => axis,
+            None => return f(x, out),
+        },
+    };
+    let size = ov.shape[axis];
+    let rows = (limit / step(axis).max(1))
+        .clamp(1, AXIS_LIMIT)
+        .min(size.div_ceil(2));
+    let py = x.py();
+    let mut start = 0;
+    while start < size {
+        let end = (start + rows).min(size);
+        let index = PyTuple::new(
+            py,
+            (0..ov.shape.len()).map(|k| match k == axis {
+                true => PySlice::new(py, start as isize, end as isize, 1),
+                false => PySlice::full(py),
+            }),
+        )?;
+        let part = |a: &Bound<'py, PyUntypedArray>| -> PyResult<Bound<'py, PyUntypedArray>> {
+            Ok(a.get_item(&index)?.cast_into::<PyUntypedArray>()?)
+        };
+        each_piece(&part(x)?, &part(out)?, limit, f)?;
+        start = end;
+    }
+    Ok(())
 }
 
 fn call<'py, A: pyo3::call::PyCallArgs<'py>>(
@@ -247,9 +379,11 @@ fn shape<T: std::fmt::Display>(values: &[T]) -> String {
     }
 }
 
-/// `x` as a numpy array: itself, or `numpy.asarray(x)`.
-fn as_array<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+/// `x` as a numpy array: itself, or `numpy.asarray(x)`. Masked arrays and matrices are
+/// refused ([`refused_subclass`]).
+fn as_array<'py>(x: &Bound<'py, PyAny>, function: &str) -> PyResult<Bound<'py, PyUntypedArray>> {
     if let Ok(array) = x.cast::<PyUntypedArray>() {
+        refused_subclass(array, "x", function)?;
         return Ok(array.clone());
     }
     let array = x.py().import("numpy")?.call_method1("asarray", (x,))?;
@@ -257,27 +391,77 @@ fn as_array<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> 
 }
 
 /// The input's type, if the operator takes it; `TypeError` naming the accepted ones.
-fn input_type(x: &Bound<'_, PyUntypedArray>, op: Op) -> PyResult<Recognised> {
+fn input_type(x: &Bound<'_, PyUntypedArray>, op: Op, function: &str) -> PyResult<Recognised> {
+    accepted_type(&x.dtype(), op, function)
+}
+
+/// `descr` as the operator's input type, if it takes it; `TypeError` naming the
+/// accepted ones.
+fn accepted_type(descr: &Bound<'_, PyArrayDescr>, op: Op, function: &str) -> PyResult<Recognised> {
     let accepted = OperatorSupport::of(op.operator()).extended.input_types;
-    match dtypes::recognise(&x.dtype())? {
+    match dtypes::recognise(descr)? {
         Some(t) if accepted.contains(&t.data_type) => Ok(t),
         _ => Err(PyTypeError::new_err(format!(
             "{}: unsupported dtype {} (accepted: {})",
-            op.function(),
-            x.dtype().str()?,
+            function,
+            descr.str()?,
             dtypes::numpy_names(accepted)
         ))),
     }
 }
 
+/// The checks a call on one block of `dtype` and shape `block` would make before
+/// computing: the input type, and under a feature level DirectML's validation of the
+/// block as a packed tensor (`TypeError`, `ValidationError`).
+pub(crate) fn check_block(
+    dtype: &Bound<'_, PyAny>,
+    block: &[usize],
+    op: Op,
+    out_type: Option<DataType>,
+    options: Options,
+    function: &str,
+) -> PyResult<()> {
+    let descr = PyArrayDescr::new(dtype.py(), dtype)?;
+    let in_type = accepted_type(&descr, op, function)?.data_type;
+    let out_type = match op {
+        Op::Sign(_) => in_type,
+        Op::IsInfinity(_) => out_type.unwrap_or(DataType::Uint8),
+    };
+    validate_packed(op, (in_type, out_type), block, options.level)
+}
+
+/// Under a feature level, DirectML's validation of packed tensors of `shape` (axes over
+/// `u32::MAX` counted as `u32::MAX`, as the pieces of a call are no larger).
+fn validate_packed(
+    op: Op,
+    (in_type, out_type): (DataType, DataType),
+    shape: &[usize],
+    level: Option<FeatureLevel>,
+) -> PyResult<()> {
+    let Some(level) = level else {
+        return Ok(());
+    };
+    let sizes: Dims<u32> = shape
+        .iter()
+        .map(|&s| u32::try_from(s).unwrap_or(u32::MAX))
+        .collect();
+    let input = ewise_cpu::TensorDesc::new(in_type, &sizes);
+    let output = ewise_cpu::TensorDesc::new(out_type, &sizes);
+    let desc = match op {
+        Op::Sign(_) => OperatorDesc::sign(input, output),
+        Op::IsInfinity(mode) => OperatorDesc::is_infinity(input, output, mode),
+    };
+    ewise_cpu::validate(&desc, level, Extensions::Disabled).map_err(validation)
+}
+
 /// Checks a caller's `out=`: a writable ndarray of `out_type` whose shape `x` broadcasts
-/// to. Returns it and whether its bytes are in the machine's order.
+/// to, and not a masked array or a matrix.
 fn checked_out<'py>(
     out: &Bound<'py, PyAny>,
     x: &Bound<'py, PyUntypedArray>,
     out_type: DataType,
     function: &str,
-) -> PyResult<(Bound<'py, PyUntypedArray>, bool)> {
+) -> PyResult<Bound<'py, PyUntypedArray>> {
     let Ok(array) = out.cast::<PyUntypedArray>() else {
         return Err(PyValueError::new_err(format!(
             "{function}: out must be a numpy.ndarray, not {}",
@@ -295,15 +479,14 @@ fn checked_out<'py>(
         )));
     }
     let recognised = dtypes::recognise(&array.dtype())?;
-    let Some(Recognised { data_type, native }) = recognised.filter(|r| r.data_type == out_type)
-    else {
+    if recognised.is_none_or(|r| r.data_type != out_type) {
         return Err(PyValueError::new_err(format!(
             "{function}: out has dtype {}, expected {}",
             array.dtype().str()?,
             numpy_name(out_type)
         )));
     };
-    debug_assert_eq!(data_type, out_type);
+    refused_subclass(array, "out", function)?;
     if View::of(x, 1).broadcast_to(array.shape()).is_none() {
         return Err(PyValueError::new_err(format!(
             "{function}: x of shape {} does not broadcast to out's shape {}",
@@ -311,7 +494,34 @@ fn checked_out<'py>(
             shape(array.shape())
         )));
     }
-    Ok((array.clone(), native))
+    Ok(array.clone())
+}
+
+/// `TypeError` for the ndarray subclasses whose meaning ewise would lose: masked arrays
+/// (the mask would be dropped and masked elements computed) and matrices (the result
+/// would be a plain array). Other subclasses (`numpy.memmap`, ...) are read and written
+/// as the ndarrays they are.
+fn refused_subclass(array: &Bound<'_, PyUntypedArray>, role: &str, function: &str) -> PyResult<()> {
+    // SAFETY: `array` is a live numpy array.
+    let exact = unsafe { npyffi::PyArray_CheckExact(array.py(), array.as_ptr()) } != 0;
+    if exact {
+        return Ok(());
+    }
+    for class in array.get_type().mro().iter() {
+        let module: String = class.getattr("__module__")?.extract().unwrap_or_default();
+        let name: String = class.getattr("__name__")?.extract().unwrap_or_default();
+        let why = match (module.as_str(), name.as_str()) {
+            (m, "MaskedArray") if m.starts_with("numpy.ma") => {
+                "a masked array: ewise has no masks, so the mask would be dropped; pass x.filled(value) or numpy.ma.getdata(x) and apply the mask to the result"
+            }
+            (m, "matrix") if m.starts_with("numpy") => {
+                "a numpy.matrix: ewise returns plain arrays; pass numpy.asarray(x)"
+            }
+            _ => continue,
+        };
+        return Err(PyTypeError::new_err(format!("{function}: {role} is {why}")));
+    }
+    Ok(())
 }
 
 /// A new array shaped like `x`, with `descr`, in `x`'s memory order and direction: axes
@@ -373,7 +583,7 @@ struct Key {
     op: Op,
     types: (DataType, DataType),
     options: Options,
-    sizes: Dims<u32>,
+    sizes: Dims<usize>,
     in_strides: Dims<u32>,
     out_strides: Dims<u32>,
 }

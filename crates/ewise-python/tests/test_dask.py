@@ -143,14 +143,14 @@ def test_dask_bad_calls_fail_at_call_time():
 
 def test_dask_feature_level_validates_each_block():
     """feature_level= applies to the blocks: a 4-D float32 array passes at 2_1; a 1-D
-    one is rejected, by the time the blocks run at the latest."""
+    one is rejected when the lazy array is made."""
     x = np.linspace(-1, 1, 2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
     dx = da.from_array(x, chunks=(1, 3, 2, 5))
     assert_same_bits(compute(ewise.sign(dx, feature_level="2_1")), oracle.sign(x))
     with pytest.raises(ewise.ValidationError, match=re.escape(
         "ELEMENT_WISE_SIGN: InputTensor DimensionCount 1 is not supported at feature level 2_1 (supported: 4)"
     )):
-        compute(ewise.sign(da.ones(4, dtype=np.float32, chunks=2), feature_level="2_1"))
+        ewise.sign(da.ones(4, dtype=np.float32, chunks=2), feature_level="2_1")
 
 
 def test_dask_map_blocks_with_partial():
@@ -201,3 +201,39 @@ def test_xarray_numpy_backed():
     arr = xr.DataArray(x, dims=("a", "b"))
     got = xr.apply_ufunc(ewise.sign, arr, kwargs={"nan": "propagate"})
     assert_same_bits(got.values, oracle.sign(x, "propagate"))
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda dx: ewise.sign(dx, feature_level="9_9"), ValueError, "feature_level"),
+        (lambda dx: ewise.sign(dx, feature_level="2_1"), ewise.ValidationError, "DimensionCount 2"),
+        (lambda dx: ewise.sign(dx, nan="sometimes"), ValueError, "nan="),
+        (lambda dx: ewise.sign(dx, threads=0), ValueError, "threads=0"),
+        (lambda dx: ewise.sign(dx, device="tpu"), ValueError, "device="),
+        (lambda dx: ewise.is_infinity(dx, mode="both"), ValueError, "mode="),
+        (lambda dx: ewise.is_infinity(dx, dtype=np.int8), ValueError, "dtype="),
+        (lambda dx: ewise.is_infinity(dx.astype(np.int32)), TypeError, "is_infinity: unsupported dtype"),
+        (lambda dx: ewise.isinf(dx.astype(np.int32)), TypeError, "isinf: unsupported dtype"),
+        (
+            lambda dx: ewise.is_infinity(dx, dtype=bool, feature_level="3_0"),
+            ewise.ValidationError,
+            "BOOL",
+        ),
+    ],
+)
+def test_dask_bad_calls_fail_at_once(call, error, message):
+    """Every argument is checked when the lazy array is made, not at .compute() in a
+    worker: bad values, types, and what the feature level refuses for the blocks."""
+    calls = []
+
+    def upstream(block):
+        calls.append(block.shape)
+        return block
+
+    dx = da.from_array(np.ones((8, 6), np.float32), chunks=(4, 3)).map_blocks(
+        upstream, meta=np.empty((0, 0), np.float32)
+    )
+    with pytest.raises(error, match=re.escape(message)):
+        call(dx)
+    assert calls == []

@@ -49,6 +49,9 @@ def run(
         The model or the inputs are rejected (the message says what and why).
     OSError
         The file cannot be read.
+    MemoryError
+        The model's data or the inputs' copies cannot be allocated (a claim larger
+        than memory allows raises this, never aborts the interpreter).
     TypeError
         An input's dtype has no ONNX tensor type in ewise.
     """
