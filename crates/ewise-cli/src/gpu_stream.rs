@@ -1,262 +1,48 @@
-//! The data path on the GPU: chunks of elements pass through a ring of GPU buffers, so
-//! that reading the next chunk from the file and writing the previous one overlap the
-//! GPU's upload, compute and download of the current one. Memory stays bounded, on the
-//! host and on the GPU, whatever the file size: [`SLOTS`] slots of four buffers, each
-//! at most [`GPU_CHUNK_BYTES`] long.
+//! The data path on the GPU: [`ewise_gpu::stream`] moves the elements through a ring
+//! of GPU buffers, chunk by chunk, while the ends here read them from the input file and
+//! write the results out. Memory stays bounded, on the host and on the GPU, whatever
+//! the file size: two slots of three buffers, each at most [`GPU_CHUNK_BYTES`] long.
 
 use std::io::Read;
-use std::sync::mpsc::{self, Receiver};
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use ewise_cli::npy::{swap_bytes, ElementType};
-use ewise_cpu::{BufferBinding, NanPolicy, OperatorDesc};
-use ewise_gpu::wgpu;
-use ewise_gpu::{GpuBuffer, GpuCompiledOperator, GpuDevice};
+use ewise_cpu::DataType;
+use ewise_gpu::stream::{ChunkEnds, GpuStream, StreamOp, DEFAULT_CHUNK_BYTES};
+use ewise_gpu::{GpuDevice, GpuError};
 
 use crate::input::NpyInput;
 use crate::interrupt;
-use crate::job::{ChunkDevice, Kernels};
+use crate::job::{Job, Op};
 use crate::output::Output;
 use crate::paths::{at, describe_io};
 use crate::progress::Progress;
 
 /// Bytes of input per chunk.
-pub const GPU_CHUNK_BYTES: usize = 8 << 20;
+pub const GPU_CHUNK_BYTES: usize = DEFAULT_CHUNK_BYTES;
 
-/// Chunks in flight at once: one computing while the previous one is written out and
-/// the next one read in.
-pub const SLOTS: usize = 2;
+/// The GPU stream of a run, or why the job cannot run on the device (reported when the
+/// run starts, as compiling the first chunk would).
+pub struct GpuKernels {
+    stream: std::result::Result<GpuStream, GpuError>,
+}
 
-/// Compiled 1-D GPU operators over chunks of elements, one per chunk length seen.
-pub type GpuKernels = Kernels<GpuDevice>;
-
-impl ChunkDevice for GpuDevice {
-    type Compiled = GpuCompiledOperator;
-
-    fn compile_chunk(
-        &self,
-        desc: &OperatorDesc,
-        policy: Option<NanPolicy>,
-    ) -> Result<GpuCompiledOperator> {
-        let mut operator = self.create_operator(desc)?;
-        if let Some(policy) = policy {
-            operator = operator.with_nan_policy(policy);
+impl GpuKernels {
+    /// The stream applying `job` to `input` elements, giving `output` elements, on
+    /// `device`.
+    pub fn new(job: &Job, device: GpuDevice, input: DataType, output: DataType) -> GpuKernels {
+        let op = match job.op {
+            Op::Sign(policy) => StreamOp::Sign(policy),
+            Op::IsInfinity(mode) => StreamOp::IsInfinity(mode),
+        };
+        GpuKernels {
+            stream: GpuStream::new(&device, op, input, output, GPU_CHUNK_BYTES),
         }
-        Ok(operator.compile()?)
     }
-}
 
-/// Runs `f` inside wgpu's validation and out-of-memory error scopes.
-fn scoped<T>(device: &wgpu::Device, during: &str, f: impl FnOnce() -> T) -> Result<T> {
-    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let value = f();
-    let first = pollster::block_on(validation.pop());
-    let second = pollster::block_on(memory.pop());
-    match first.or(second) {
-        Some(e) => Err(anyhow!("GPU error while {during}: {e}")),
-        None => Ok(value),
+    fn stream(&mut self) -> Result<&mut GpuStream> {
+        self.stream.as_mut().map_err(|e| e.clone().into())
     }
-}
-
-type Mapped = Receiver<Result<(), wgpu::BufferAsyncError>>;
-
-fn map(buffer: &wgpu::Buffer, mode: wgpu::MapMode) -> Mapped {
-    let (sender, receiver) = mpsc::channel();
-    buffer.map_async(mode, .., move |r| {
-        let _ = sender.send(r);
-    });
-    receiver
-}
-
-/// Waits until `submission` has finished and `mapped` has reported.
-fn wait(
-    device: &wgpu::Device,
-    submission: &wgpu::SubmissionIndex,
-    mapped: &Mapped,
-    during: &str,
-) -> Result<()> {
-    device
-        .poll(wgpu::PollType::Wait {
-            submission_index: Some(submission.clone()),
-            timeout: None,
-        })
-        .map_err(|e| anyhow!("GPU error while {during}: {e}"))?;
-    let report = match mapped.try_recv() {
-        Ok(r) => r,
-        Err(_) => {
-            device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .map_err(|e| anyhow!("GPU error while {during}: {e}"))?;
-            mapped
-                .try_recv()
-                .map_err(|_| anyhow!("GPU error while {during}: the buffer never mapped"))?
-        }
-    };
-    report.map_err(|e| anyhow!("GPU error while {during}: {e}"))
-}
-
-/// A chunk on the GPU.
-struct InFlight {
-    /// Index of its first element.
-    start: u64,
-    /// Its elements.
-    len: usize,
-    submission: wgpu::SubmissionIndex,
-    downloaded: Mapped,
-}
-
-/// One chunk's buffers: the queue uploads it to `input`, the operator writes `output`,
-/// which is copied to `download` to be read.
-struct Slot {
-    input: GpuBuffer,
-    output: GpuBuffer,
-    download: wgpu::Buffer,
-    in_flight: Option<InFlight>,
-}
-
-fn words(bytes: usize) -> u64 {
-    (bytes as u64).div_ceil(4).max(1) * 4
-}
-
-impl Slot {
-    fn new(device: &GpuDevice, in_bytes: usize, out_bytes: usize) -> Result<Slot> {
-        let wgpu_device = device.wgpu_device();
-        let download = scoped(wgpu_device, "creating a download buffer", || {
-            wgpu_device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ewise stream download"),
-                size: words(out_bytes),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
-        Ok(Slot {
-            input: GpuBuffer::zeroed(device, words(in_bytes))?,
-            output: GpuBuffer::zeroed(device, words(out_bytes))?,
-            download,
-            in_flight: None,
-        })
-    }
-}
-
-/// Where chunks come from and go to.
-trait Ends {
-    /// Fills `bytes` with the elements from `start` on, in native byte order.
-    fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<()>;
-    /// Stores the results for the elements from `start` on, in native byte order.
-    fn write(&mut self, start: u64, bytes: &[u8]) -> Result<()>;
-    /// Whether to stop before reading the chunk that starts at `start`; an error ends
-    /// the run at once.
-    fn stop_before(&mut self, start: u64) -> Result<bool>;
-}
-
-/// Sizes of one run.
-struct Shape {
-    count: u64,
-    in_size: usize,
-    out_size: usize,
-}
-
-/// Moves every element through the GPU; returns how many were written.
-fn pump(kernels: &mut GpuKernels, shape: &Shape, ends: &mut dyn Ends) -> Result<u64> {
-    let device = kernels.device().clone();
-    let wgpu_device = device.wgpu_device();
-    let chunk = (GPU_CHUNK_BYTES / shape.in_size).max(1);
-    let chunk = usize::try_from(shape.count).map_or(chunk, |c| c.min(chunk));
-    let mut host = vec![0u8; words(chunk * shape.in_size) as usize];
-    let mut slots = Vec::with_capacity(SLOTS);
-    let mut next = 0u64;
-    let mut written = 0u64;
-    let mut turn = 0usize;
-    loop {
-        if slots.len() < SLOTS && next < shape.count {
-            slots.push(Slot::new(
-                &device,
-                chunk * shape.in_size,
-                chunk * shape.out_size,
-            )?);
-        }
-        if slots.is_empty() {
-            return Ok(written);
-        }
-        let count = slots.len();
-        let slot = &mut slots[turn % count];
-        turn += 1;
-        if let Some(done) = slot.in_flight.take() {
-            written += finish(wgpu_device, slot, done, shape.out_size, ends)?;
-        }
-        if next >= shape.count || ends.stop_before(next)? {
-            if slots.iter().all(|s| s.in_flight.is_none()) {
-                return Ok(written);
-            }
-            continue;
-        }
-        let n = chunk.min(usize::try_from(shape.count - next).unwrap_or(usize::MAX));
-        ends.read(next, &mut host[..n * shape.in_size])?;
-        let operator = kernels.get(n)?;
-        let (in_total, out_total) = (
-            operator.input_desc().total_tensor_size_in_bytes,
-            operator.output_desc().total_tensor_size_in_bytes,
-        );
-        let mut encoder = wgpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("ewise stream"),
-        });
-        let in_words = words(n * shape.in_size) as usize;
-        let out_words = words(n * shape.out_size);
-        scoped(wgpu_device, "uploading a chunk", || {
-            device
-                .wgpu_queue()
-                .write_buffer(slot.input.wgpu_buffer(), 0, &host[..in_words]);
-        })?;
-        operator.record(
-            &mut encoder,
-            &[&slot.input, &slot.output],
-            &[BufferBinding::new(0, 0, in_total)],
-            &[BufferBinding::new(1, 0, out_total)],
-        )?;
-        let submission = scoped(wgpu_device, "submitting a chunk", || {
-            encoder.copy_buffer_to_buffer(
-                slot.output.wgpu_buffer(),
-                0,
-                &slot.download,
-                0,
-                out_words,
-            );
-            device.wgpu_queue().submit([encoder.finish()])
-        })?;
-        slot.in_flight = Some(InFlight {
-            start: next,
-            len: n,
-            submission,
-            downloaded: map(&slot.download, wgpu::MapMode::Read),
-        });
-        next += n as u64;
-    }
-}
-
-/// Waits for a chunk, hands its results to `ends` and releases the download buffer.
-fn finish(
-    device: &wgpu::Device,
-    slot: &mut Slot,
-    done: InFlight,
-    out_size: usize,
-    ends: &mut dyn Ends,
-) -> Result<u64> {
-    wait(
-        device,
-        &done.submission,
-        &done.downloaded,
-        "downloading a chunk",
-    )?;
-    {
-        let view = slot
-            .download
-            .get_mapped_range(..)
-            .map_err(|e| anyhow!("GPU error while reading a download buffer: {e}"))?;
-        ends.write(done.start, &view[..done.len * out_size])?;
-    }
-    slot.download.unmap();
-    Ok(done.len as u64)
 }
 
 /// A file read in order into an atomic output.
@@ -268,7 +54,9 @@ struct ToFile<'a> {
     swapped: Vec<u8>,
 }
 
-impl Ends for ToFile<'_> {
+impl ChunkEnds for ToFile<'_> {
+    type Error = anyhow::Error;
+
     fn read(&mut self, _start: u64, bytes: &mut [u8]) -> Result<()> {
         self.input
             .file
@@ -309,11 +97,7 @@ pub fn transform(
     out: &mut Output,
     progress: &Progress,
 ) -> Result<()> {
-    let shape = Shape {
-        count: input.count,
-        in_size: input.element.size(),
-        out_size: output.size(),
-    };
+    let count = input.count;
     let mut ends = ToFile {
         input,
         output,
@@ -321,7 +105,7 @@ pub fn transform(
         progress,
         swapped: Vec::new(),
     };
-    pump(kernels, &shape, &mut ends)?;
+    kernels.stream()?.run(count, &mut ends)?;
     interrupt::check()
 }
 
@@ -335,7 +119,9 @@ struct InPlace<'a> {
 }
 
 #[cfg(unix)]
-impl Ends for InPlace<'_> {
+impl ChunkEnds for InPlace<'_> {
+    type Error = anyhow::Error;
+
     fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<()> {
         use std::os::unix::fs::FileExt;
 
@@ -392,18 +178,13 @@ pub fn transform_in_place(
     kernels: &mut GpuKernels,
     progress: &Progress,
 ) -> Result<()> {
-    let shape = Shape {
-        count: input.count,
-        in_size: input.element.size(),
-        out_size: input.element.size(),
-    };
     let mut ends = InPlace {
         input,
         progress,
         swapped: Vec::new(),
         stopped: false,
     };
-    let done = pump(kernels, &shape, &mut ends)?;
+    let done = kernels.stream()?.run(input.count, &mut ends)?;
     if ends.stopped {
         anyhow::bail!(
             "{}: interrupted after {done} of {} elements; run the same command again to finish (SIGN is idempotent)",

@@ -183,8 +183,8 @@ fn fortran_strides(sizes: &[u32]) -> Option<Vec<u32>> {
     Some(strides)
 }
 
-/// A device that compiles the 1-D chunk operators of [`Kernels`]: the CPU's [`Device`],
-/// or the GPU's.
+/// A device that compiles the 1-D chunk operators of [`Kernels`] (the CPU's [`Device`];
+/// the GPU's chunks run through [`ewise_gpu::stream`], which keeps its own).
 pub trait ChunkDevice {
     /// Its compiled operator.
     type Compiled;
@@ -232,11 +232,6 @@ impl<D: ChunkDevice> Kernels<D> {
             output,
             compiled: Vec::new(),
         }
-    }
-
-    /// The device the operators run on.
-    pub fn device(&self) -> &D {
-        &self.device
     }
 
     /// The operator for a chunk of `len` elements (`len` below 2^32), compiled on first

@@ -7,7 +7,7 @@ use std::fmt;
 use wgpu::util::DeviceExt;
 
 use crate::buffer::GpuBuffer;
-use crate::device::GpuDevice;
+use crate::device::{self, GpuDevice};
 use crate::error::{GpuError, Result};
 use crate::shader::WORKGROUP;
 
@@ -73,9 +73,18 @@ pub struct BaselineKernel {
     pipeline: wgpu::ComputePipeline,
 }
 
+impl Drop for BaselineKernel {
+    fn drop(&mut self) {
+        if device::forked(self.device.shared.pid) {
+            std::mem::forget(self.pipeline.clone());
+        }
+    }
+}
+
 impl BaselineKernel {
     /// Builds the kernel's pipeline on `device`.
     pub fn new(device: &GpuDevice, kind: BaselineKind) -> Result<BaselineKernel> {
+        device.check_process()?;
         let wgpu_device = device.wgpu_device();
         let pipeline = device.catch("building a baseline kernel", || {
             let module = wgpu_device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -114,6 +123,9 @@ impl BaselineKernel {
         (dst, dst_offset): (&GpuBuffer, u64),
         len: u64,
     ) -> Result<BoundBaseline> {
+        self.device.check_process()?;
+        src.check_process()?;
+        dst.check_process()?;
         let what = match self.kind {
             BaselineKind::Copy => "a copy kernel",
             BaselineKind::Read => "a read kernel",
@@ -255,6 +267,18 @@ pub struct BoundBaseline {
     _uniforms: wgpu::Buffer,
 }
 
+impl Drop for BoundBaseline {
+    fn drop(&mut self) {
+        if device::forked(self.device.shared.pid) {
+            std::mem::forget((
+                self.pipeline.clone(),
+                self.groups.clone(),
+                self._uniforms.clone(),
+            ));
+        }
+    }
+}
+
 impl BoundBaseline {
     /// How many dispatches one recording holds (0 for an empty range).
     pub fn dispatches(&self) -> usize {
@@ -281,6 +305,7 @@ impl BoundBaseline {
     /// with no error scope around the submission: the floor of what
     /// [`crate::GpuCompiledOperator::execute`] can cost.
     pub fn submit_and_wait(&self) -> Result<()> {
+        self.device.check_process()?;
         let wgpu_device = self.device.wgpu_device();
         let mut encoder = wgpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("ewise baseline"),
@@ -301,6 +326,8 @@ pub fn record_buffer_copy(
     (dst, dst_offset): (&GpuBuffer, u64),
     len: u64,
 ) -> Result<()> {
+    src.check_process()?;
+    dst.check_process()?;
     let refuse = |reason| GpuError::Baseline {
         what: "copy_buffer_to_buffer",
         len,

@@ -2,7 +2,7 @@
 
 use wgpu::util::DeviceExt;
 
-use crate::device::GpuDevice;
+use crate::device::{self, GpuDevice};
 use crate::error::{GpuError, Result};
 
 /// Usages of buffers that ewise makes: bound as storage, uploaded to and downloaded from.
@@ -13,10 +13,23 @@ pub const BUFFER_USAGES: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
 /// A buffer on a GPU device, the unit that bindings refer to (by index in an execution's
 /// buffer list). Its length is what bindings are checked against; the memory behind it
 /// is rounded up to whole 4-byte words.
+///
+/// In a process forked from the one that made it, every transfer fails with
+/// [`GpuError::Forked`], and dropping it leaks the wgpu buffer rather than releasing it.
 #[derive(Debug, Clone)]
 pub struct GpuBuffer {
     buffer: wgpu::Buffer,
     len: u64,
+    /// The id of the process that made or wrapped it.
+    pid: u32,
+}
+
+impl Drop for GpuBuffer {
+    fn drop(&mut self) {
+        if device::forked(self.pid) {
+            std::mem::forget(self.buffer.clone());
+        }
+    }
 }
 
 impl GpuBuffer {
@@ -30,11 +43,25 @@ impl GpuBuffer {
                 mapped_at_creation: false,
             })
         })?;
-        Ok(GpuBuffer { buffer, len })
+        Ok(GpuBuffer::of(buffer, len))
+    }
+
+    fn of(buffer: wgpu::Buffer, len: u64) -> GpuBuffer {
+        GpuBuffer {
+            buffer,
+            len,
+            pid: std::process::id(),
+        }
+    }
+
+    /// [`GpuError::Forked`] in a process forked from the one that made the buffer.
+    pub(crate) fn check_process(&self) -> Result<()> {
+        device::check_process(self.pid)
     }
 
     /// A buffer holding a copy of `bytes` (uploaded when the device's queue next runs).
     pub fn from_bytes(device: &GpuDevice, bytes: &[u8]) -> Result<GpuBuffer> {
+        device.check_process()?;
         let mut padded = bytes.to_vec();
         padded.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
         let buffer = device.catch("creating a buffer", || {
@@ -46,10 +73,7 @@ impl GpuBuffer {
                     usage: BUFFER_USAGES,
                 })
         })?;
-        Ok(GpuBuffer {
-            buffer,
-            len: bytes.len() as u64,
-        })
+        Ok(GpuBuffer::of(buffer, bytes.len() as u64))
     }
 
     /// Wraps a caller's buffer, made on the same wgpu device as the [`GpuDevice`] it will
@@ -74,7 +98,7 @@ impl GpuBuffer {
             });
         }
         let len = buffer.size();
-        Ok(GpuBuffer { buffer, len })
+        Ok(GpuBuffer::of(buffer, len))
     }
 
     /// The length in bytes that bindings are checked against.
@@ -109,16 +133,23 @@ impl GpuBuffer {
     /// Writes `bytes` at `offset` (a multiple of 4; the length too, unless it reaches
     /// the buffer's end), in queue order: before work submitted after this call.
     pub fn write(&self, device: &GpuDevice, offset: u64, bytes: &[u8]) -> Result<()> {
+        self.check_process()?;
+        device.check_process()?;
         let padded_len = self.transfer_range("upload", offset, bytes.len() as u64)?;
         if bytes.is_empty() {
             return Ok(());
         }
-        let mut padded = bytes.to_vec();
-        padded.resize(padded_len as usize, 0);
+        let whole = bytes.len() / 4 * 4;
+        let mut tail = [0u8; 4];
+        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
         device.catch("uploading to a buffer", || {
-            device
-                .wgpu_queue()
-                .write_buffer(&self.buffer, offset, &padded)
+            let queue = device.wgpu_queue();
+            if whole > 0 {
+                queue.write_buffer(&self.buffer, offset, &bytes[..whole]);
+            }
+            if (whole as u64) < padded_len {
+                queue.write_buffer(&self.buffer, offset + whole as u64, &tail);
+            }
         })
     }
 
@@ -130,6 +161,8 @@ impl GpuBuffer {
     /// `len` bytes from `offset` (a multiple of 4; the length too, unless it reaches the
     /// buffer's end), after the work submitted so far.
     pub fn read_range(&self, device: &GpuDevice, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.check_process()?;
+        device.check_process()?;
         let padded_len = self.transfer_range("download", offset, len)?;
         if len == 0 {
             return Ok(Vec::new());
@@ -163,7 +196,12 @@ impl GpuBuffer {
                 during,
                 message: e.to_string(),
             })?;
-            view[..len as usize].to_vec()
+            let mut bytes = Vec::new();
+            bytes
+                .try_reserve_exact(len as usize)
+                .map_err(|_| GpuError::OutOfHostMemory { bytes: len, during })?;
+            bytes.extend_from_slice(&view[..len as usize]);
+            bytes
         };
         staging.unmap();
         Ok(bytes)

@@ -12,8 +12,38 @@ use crate::operator::GpuOperator;
 use crate::shader::{self, KernelKey};
 
 /// Environment variable naming the backends to try, as a comma list (`vulkan`, `metal`,
-/// `dx12`), when the builder names none.
+/// `dx12`), when the builder names none. Set to nothing but spaces and commas, it counts
+/// as unset.
 pub const BACKEND_ENV: &str = "EWISE_GPU_BACKEND";
+
+/// The backends ewise runs on, by the names [`BACKEND_ENV`] takes.
+const BACKENDS: [(wgpu::Backends, &str); 3] = [
+    (wgpu::Backends::VULKAN, "vulkan"),
+    (wgpu::Backends::METAL, "metal"),
+    (wgpu::Backends::DX12, "dx12"),
+];
+
+/// Every backend ewise runs on.
+fn supported_backends() -> wgpu::Backends {
+    BACKENDS
+        .iter()
+        .fold(wgpu::Backends::empty(), |all, (b, _)| all | *b)
+}
+
+/// The backends of `backends` that ewise runs on, named as [`BACKEND_ENV`] takes them
+/// (`"vulkan, metal, dx12"`), or `"none"`. Other wgpu backends are left out.
+pub fn backend_names(backends: wgpu::Backends) -> String {
+    let names: Vec<&str> = BACKENDS
+        .iter()
+        .filter(|(b, _)| backends.contains(*b))
+        .map(|(_, name)| *name)
+        .collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
 
 /// Environment variable holding part of the adapter's name to pick (case-insensitive),
 /// when the builder names none. Naming a software adapter (`llvmpipe`) selects it.
@@ -100,7 +130,8 @@ impl Default for GpuDeviceBuilder {
 }
 
 impl GpuDeviceBuilder {
-    /// The backends to try (default: [`BACKEND_ENV`] if set, else all compiled in).
+    /// The backends to try (default: [`BACKEND_ENV`] if set, else all ewise runs on).
+    /// Of wgpu's backends, only Vulkan, Metal and DX12 are ever searched.
     pub fn backends(mut self, backends: wgpu::Backends) -> Self {
         self.backends = Some(backends);
         self
@@ -171,44 +202,28 @@ impl GpuDeviceBuilder {
 
     async fn build_async(self) -> Result<GpuDevice> {
         self.check_level()?;
-        let backends = match self.backends {
-            Some(b) => b,
-            None => backends_from_env()?.unwrap_or(wgpu::Backends::all()),
+        let (backends, from_env) = match self.backends {
+            Some(b) => (b & supported_backends(), false),
+            None => match backends_from_env()? {
+                Some(b) => (b, true),
+                None => (supported_backends(), false),
+            },
         };
         let name = self
             .adapter
             .clone()
             .or_else(|| std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty()));
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        desc.backends = backends;
-        let instance = wgpu::Instance::new(desc);
+        let instance = crate::instance::instance(backends);
         let adapters = instance.enumerate_adapters(backends).await;
         let infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(|a| a.get_info()).collect();
         let chosen = choose(&infos, name.as_deref(), self.allow_software);
         let Some(index) = chosen else {
-            let found = if infos.is_empty() {
-                "none".to_string()
-            } else {
-                infos
-                    .iter()
-                    .map(|i| AdapterSummary::of(i).to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            };
-            return Err(GpuError::NoAdapter {
-                tried: format!(
-                    "backends {backends:?}, adapter name {}, software adapters {}",
-                    name.as_deref()
-                        .map_or("any".to_string(), |n| format!("containing {n:?}")),
-                    if self.allow_software || name.is_some() {
-                        "allowed"
-                    } else {
-                        "only if nothing else exists"
-                    }
-                ),
-                found,
-                hint: HINT,
-            });
+            return Err(no_adapter(
+                (backends, from_env),
+                name.as_deref(),
+                self.allow_software,
+                &infos,
+            ));
         };
         let adapter = &adapters[index];
         let summary = AdapterSummary::of(&infos[index]);
@@ -264,12 +279,53 @@ impl GpuDeviceBuilder {
     }
 }
 
+/// [`GpuError::NoAdapter`] for a search of `backends` (named by [`BACKEND_ENV`] when
+/// `from_env`) for an adapter whose name contains `name`, which found `infos`.
+fn no_adapter(
+    (backends, from_env): (wgpu::Backends, bool),
+    name: Option<&str>,
+    allow_software: bool,
+    infos: &[wgpu::AdapterInfo],
+) -> GpuError {
+    let found = if infos.is_empty() {
+        "none".to_string()
+    } else {
+        infos
+            .iter()
+            .map(|i| AdapterSummary::of(i).to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    GpuError::NoAdapter {
+        tried: format!(
+            "backends {}{}; adapter name {}; software adapters {}",
+            backend_names(backends),
+            if from_env {
+                format!(" ({BACKEND_ENV})")
+            } else {
+                String::new()
+            },
+            name.map_or("any".to_string(), |n| format!("containing {n:?}")),
+            if allow_software || name.is_some() {
+                "allowed"
+            } else {
+                "only if nothing else exists"
+            }
+        ),
+        found,
+        hint: HINT,
+    }
+}
+
 /// The adapters wgpu finds, as [`GpuDevice::new`] and [`GpuDeviceBuilder::build`] see
 /// them, and which one a default build would choose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdapterList {
-    /// The backends searched ([`BACKEND_ENV`] if set, else every one compiled in).
+    /// The backends searched ([`BACKEND_ENV`] if set, else every one ewise runs on);
+    /// [`backend_names`] names them.
     pub backends: wgpu::Backends,
+    /// Whether [`BACKEND_ENV`] chose `backends` (it is set and names at least one).
+    pub from_env: bool,
     /// The adapter name filter in force ([`ADAPTER_ENV`]), if any.
     pub filter: Option<String>,
     /// Every adapter found, in wgpu's order.
@@ -284,11 +340,10 @@ pub struct AdapterList {
 /// marking the one [`GpuDevice::builder`]`().build()` would choose under
 /// [`ADAPTER_ENV`]. Opens no device.
 pub fn adapters() -> Result<AdapterList> {
-    let backends = backends_from_env()?.unwrap_or(wgpu::Backends::all());
+    let from_env = backends_from_env()?;
+    let backends = from_env.unwrap_or(supported_backends());
     let filter = std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty());
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = backends;
-    let instance = wgpu::Instance::new(desc);
+    let instance = crate::instance::instance(backends);
     let infos: Vec<wgpu::AdapterInfo> = pollster::block_on(instance.enumerate_adapters(backends))
         .iter()
         .map(|a| a.get_info())
@@ -296,6 +351,7 @@ pub fn adapters() -> Result<AdapterList> {
     let chosen = choose(&infos, filter.as_deref(), false);
     Ok(AdapterList {
         backends,
+        from_env: from_env.is_some(),
         filter,
         adapters: infos.iter().map(AdapterSummary::of).collect(),
         chosen,
@@ -303,13 +359,22 @@ pub fn adapters() -> Result<AdapterList> {
     })
 }
 
-/// The backends named by [`BACKEND_ENV`], if it is set.
+/// The backends named by [`BACKEND_ENV`], if it names any.
 fn backends_from_env() -> Result<Option<wgpu::Backends>> {
-    let Ok(value) = std::env::var(BACKEND_ENV) else {
-        return Ok(None);
-    };
+    match std::env::var(BACKEND_ENV) {
+        Ok(value) => parse_backends(&value),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The backends a [`BACKEND_ENV`] value names: a comma list of `vulkan` (`vk`), `metal`
+/// (`mtl`) and `dx12` (`d3d12`), any case, spaces around names ignored; `None` when it
+/// names none (empty, or only spaces and commas).
+fn parse_backends(value: &str) -> Result<Option<wgpu::Backends>> {
     let mut backends = wgpu::Backends::empty();
+    let mut named = false;
     for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        named = true;
         backends |= match part.to_ascii_lowercase().as_str() {
             "vulkan" | "vk" => wgpu::Backends::VULKAN,
             "metal" | "mtl" => wgpu::Backends::METAL,
@@ -317,13 +382,13 @@ fn backends_from_env() -> Result<Option<wgpu::Backends>> {
             _ => {
                 return Err(GpuError::Environment {
                     variable: BACKEND_ENV,
-                    value,
+                    value: value.to_string(),
                     accepted: "a comma list of vulkan, metal, dx12",
                 })
             }
         };
     }
-    Ok(Some(backends))
+    Ok(named.then_some(backends))
 }
 
 /// The index of the adapter to use: the first whose name contains `name`
@@ -377,10 +442,36 @@ pub(crate) struct Shared {
     /// The first error that reached the device's uncaptured-error handler (for devices
     /// ewise opened itself).
     uncaptured: Option<Arc<Mutex<Option<String>>>>,
+    /// The id of the process that created the device.
+    pub pid: u32,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if forked(self.pid) {
+            let pipelines = self.pipelines.get_mut().unwrap_or_else(|e| e.into_inner());
+            std::mem::forget((self.device.clone(), self.queue.clone(), pipelines.clone()));
+        }
+    }
+}
+
+/// Whether this process was forked from the one with id `pid`, which created the wgpu
+/// objects in question. Their driver state belongs to that parent (its locks may be held
+/// by threads the child does not have), so the child never calls into it, not even to
+/// release them: a `Drop` that sees this leaks the objects instead, by forgetting a
+/// clone of each handle (one more reference that is never released).
+pub(crate) fn forked(pid: u32) -> bool {
+    std::process::id() != pid
 }
 
 /// A GPU that behaves as a DirectML device of one feature level. Cheap to clone: clones
 /// share the wgpu device, its queue and the pipeline cache.
+///
+/// A device belongs to the process that created it. In a process forked from that one,
+/// every call that would reach the GPU through the device, its operators, buffers,
+/// timers and streams returns [`GpuError::Forked`] at once, and dropping them leaks
+/// their wgpu objects instead of releasing them in the parent's driver state; a device
+/// created in the child works normally.
 #[derive(Clone)]
 pub struct GpuDevice {
     pub(crate) shared: Arc<Shared>,
@@ -430,6 +521,7 @@ impl GpuDevice {
                 nan_policy: options.nan_policy,
                 pipelines: Mutex::new(HashMap::new()),
                 uncaptured,
+                pid: std::process::id(),
             }),
         }
     }
@@ -472,6 +564,7 @@ impl GpuDevice {
     /// Waits until all work submitted to the device's queue so far, and every buffer
     /// write queued before this call ([`crate::GpuBuffer::write`]), has finished.
     pub fn synchronize(&self) -> Result<()> {
+        self.check_process()?;
         self.catch("synchronizing with the GPU", || {
             self.shared.queue.submit([]);
         })?;
@@ -509,6 +602,7 @@ impl GpuDevice {
 
     /// Validates `desc` at this device's level and creates the operator.
     pub fn create_operator(&self, desc: &OperatorDesc) -> Result<GpuOperator> {
+        self.check_process()?;
         validate(desc, self.shared.level, self.shared.extensions)?;
         Ok(GpuOperator::new(
             self.clone(),
@@ -519,6 +613,7 @@ impl GpuDevice {
 
     /// The pipeline for `key`, built on first use.
     pub(crate) fn pipeline(&self, key: &KernelKey) -> Result<Arc<wgpu::ComputePipeline>> {
+        self.check_process()?;
         let mut cache = self
             .shared
             .pipelines
@@ -547,15 +642,30 @@ impl GpuDevice {
         Ok(pipeline)
     }
 
+    /// [`GpuError::Forked`] in a process forked from the one that created the device:
+    /// the entry points of the device, its operators and buffers call this before
+    /// anything reaches wgpu.
+    pub(crate) fn check_process(&self) -> Result<()> {
+        check_process(self.shared.pid)
+    }
+
     /// Runs `f` inside validation and out-of-memory error scopes; the first error either
-    /// catches (or that reached the uncaptured handler meanwhile) is returned.
+    /// catches (or that reached the uncaptured handler meanwhile) is returned. A panic
+    /// inside wgpu (wgpu-core 30 unwraps some allocations, e.g. the command encoder of
+    /// queue writes, and panics when host memory runs out) is returned as an error too,
+    /// after the scopes are closed.
     pub(crate) fn catch<T>(&self, during: &'static str, f: impl FnOnce() -> T) -> Result<T> {
+        self.check_process()?;
         let device = &self.shared.device;
         let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let value = f();
+        let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
         let first = pollster::block_on(validation.pop());
         let second = pollster::block_on(memory.pop());
+        let value = value.map_err(|panic| GpuError::Wgpu {
+            during,
+            message: format!("wgpu panicked: {}", panic_message(&*panic)),
+        })?;
         if let Some(e) = first.or(second) {
             return Err(GpuError::Wgpu {
                 during,
@@ -578,6 +688,7 @@ impl GpuDevice {
 
     /// Waits until the queue's work so far has finished.
     pub(crate) fn wait(&self, during: &'static str) -> Result<()> {
+        self.check_process()?;
         self.shared
             .device
             .poll(wgpu::PollType::wait_indefinitely())
@@ -586,5 +697,86 @@ impl GpuDevice {
                 message: e.to_string(),
             })?;
         self.take_uncaptured(during)
+    }
+}
+
+/// [`GpuError::Forked`] unless this is the process with id `created`.
+pub(crate) fn check_process(created: u32) -> Result<()> {
+    let current = std::process::id();
+    if current == created {
+        Ok(())
+    } else {
+        Err(GpuError::Forked { created, current })
+    }
+}
+
+/// The text a panic carried, if it was a string.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_lists_without_names_count_as_unset() {
+        for value in ["", ",", " , ", " ", ",,, ,"] {
+            assert_eq!(parse_backends(value), Ok(None), "{value:?}");
+        }
+        assert_eq!(
+            parse_backends(" Vulkan , ,dx12"),
+            Ok(Some(wgpu::Backends::VULKAN | wgpu::Backends::DX12))
+        );
+        assert_eq!(
+            parse_backends("vk,mtl,d3d12"),
+            Ok(Some(supported_backends()))
+        );
+        let err = parse_backends("vulkan, gl").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "EWISE_GPU_BACKEND=vulkan, gl is not understood (accepted: a comma list of vulkan, metal, dx12)"
+        );
+    }
+
+    #[test]
+    fn backends_are_named_as_the_environment_takes_them() {
+        assert_eq!(backend_names(wgpu::Backends::all()), "vulkan, metal, dx12");
+        assert_eq!(backend_names(supported_backends()), "vulkan, metal, dx12");
+        assert_eq!(
+            backend_names(wgpu::Backends::METAL | wgpu::Backends::GL),
+            "metal"
+        );
+        assert_eq!(backend_names(wgpu::Backends::GL), "none");
+        assert_eq!(backend_names(wgpu::Backends::empty()), "none");
+    }
+
+    #[test]
+    fn a_missing_adapter_names_the_backends_searched() {
+        let text = no_adapter((wgpu::Backends::all(), false), None, false, &[]).to_string();
+        assert!(
+            text.starts_with(
+                "no GPU adapter found: tried backends vulkan, metal, dx12; adapter name any; \
+                 software adapters only if nothing else exists; found none. Install"
+            ),
+            "{text}"
+        );
+        for raw in ["Backends(", "NOOP", "GL", "BROWSER", "0x0"] {
+            assert!(!text.contains(raw), "{raw} in {text}");
+        }
+        let text =
+            no_adapter((wgpu::Backends::VULKAN, true), Some("llvmpipe"), false, &[]).to_string();
+        assert!(
+            text.contains(
+                "tried backends vulkan (EWISE_GPU_BACKEND); adapter name containing \"llvmpipe\"; software adapters allowed; found none"
+            ),
+            "{text}"
+        );
+        let text = no_adapter((wgpu::Backends::empty(), false), None, true, &[]).to_string();
+        assert!(text.contains("tried backends none;"), "{text}");
     }
 }

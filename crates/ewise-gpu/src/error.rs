@@ -74,6 +74,23 @@ pub enum GpuError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// The device was created in another process, which this one was forked from: its
+    /// wgpu objects belong to the parent's driver state, so nothing is run on them.
+    #[error("this GPU device was created in process {created}, and this is process {current}: GPU devices do not survive fork(); create the device in this process, or start worker processes with the spawn or forkserver start method")]
+    Forked {
+        /// The id of the process that created the device.
+        created: u32,
+        /// The id of this process.
+        current: u32,
+    },
+    /// Host memory for a staging buffer could not be allocated.
+    #[error("out of host memory: {bytes} bytes for {during} could not be allocated")]
+    OutOfHostMemory {
+        /// The bytes asked for.
+        bytes: u64,
+        /// What they were for.
+        during: &'static str,
+    },
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("wgpu error while {during}: {message}")]
     Wgpu {

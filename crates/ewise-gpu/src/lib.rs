@@ -30,6 +30,10 @@
 //! # Ok::<(), ewise_gpu::GpuError>(())
 //! ```
 //!
+//! For elements that come from and go to the caller chunk by chunk (a file, any count
+//! beyond one buffer), [`stream::GpuStream`] moves contiguous elements through a ring of
+//! GPU buffers with bounded memory, reading and writing while the GPU computes.
+//!
 //! For measurements, [`GpuTimer`] times recorded work with timestamp queries (or wall
 //! time where the adapter has none), and [`BaselineKernel`] and [`record_buffer_copy`]
 //! give the memory copies and reads that operators are compared with.
@@ -45,8 +49,10 @@ mod buffer;
 mod chunk;
 mod device;
 mod error;
+mod instance;
 mod operator;
 mod shader;
+pub mod stream;
 mod timing;
 
 pub use baseline::{
@@ -54,7 +60,8 @@ pub use baseline::{
 };
 pub use buffer::{GpuBuffer, BUFFER_USAGES};
 pub use device::{
-    adapters, AdapterList, AdapterSummary, GpuDevice, GpuDeviceBuilder, ADAPTER_ENV, BACKEND_ENV,
+    adapters, backend_names, AdapterList, AdapterSummary, GpuDevice, GpuDeviceBuilder, ADAPTER_ENV,
+    BACKEND_ENV,
 };
 pub use error::{GpuError, Result};
 pub use operator::{GpuCompiledOperator, GpuOperator};

@@ -11,7 +11,7 @@ use wgpu::util::DeviceExt;
 
 use crate::buffer::GpuBuffer;
 use crate::chunk::{self, Chunk, Limits};
-use crate::device::GpuDevice;
+use crate::device::{self, GpuDevice};
 use crate::error::Result;
 use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, WORKGROUP};
 
@@ -54,6 +54,7 @@ impl GpuOperator {
     /// Chooses the kernel, builds its pipeline (once per kernel key on the device) and
     /// splits the walk into dispatches that fit the device's binding and grid limits.
     pub fn compile(&self) -> Result<GpuCompiledOperator> {
+        self.device.check_process()?;
         GpuCompiledOperator::new(&self.device, &self.desc, self.nan_policy)
     }
 }
@@ -74,11 +75,32 @@ pub struct GpuCompiledOperator {
     pipeline: Arc<wgpu::ComputePipeline>,
     shared_pipeline: OnceLock<Arc<wgpu::ComputePipeline>>,
     /// The latest recordings, most recent first (shared by clones).
-    recorded: Arc<Mutex<Kept>>,
+    recorded: Arc<Recordings>,
 }
 
 /// Recordings by what they were made for.
 type Kept = Vec<(RecordKey, Arc<Recorded>)>;
+
+/// The recordings of a compiled operator and its clones; leaked rather than released in
+/// a process forked from the one that made them.
+#[derive(Debug)]
+struct Recordings {
+    kept: Mutex<Kept>,
+    pid: u32,
+}
+
+impl Drop for Recordings {
+    fn drop(&mut self) {
+        if device::forked(self.pid) {
+            std::mem::forget(
+                self.kept
+                    .get_mut()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone(),
+            );
+        }
+    }
+}
 
 /// Recordings kept per compiled operator: a loop over a few sets of buffers (a ring of
 /// two, an input and an output swapped) records without building anything.
@@ -194,7 +216,10 @@ impl GpuCompiledOperator {
             in_span: input.exact_span_in_bytes().unwrap_or(u64::MAX),
             pipeline,
             shared_pipeline: OnceLock::new(),
-            recorded: Arc::new(Mutex::new(Vec::new())),
+            recorded: Arc::new(Recordings {
+                kept: Mutex::new(Vec::new()),
+                pid: device.shared.pid,
+            }),
         })
     }
 
@@ -240,6 +265,10 @@ impl GpuCompiledOperator {
         inputs: &[BufferBinding],
         outputs: &[BufferBinding],
     ) -> Result<()> {
+        self.device.check_process()?;
+        for buffer in buffers {
+            buffer.check_process()?;
+        }
         let operator = self.operator;
         let bound = check_bindings(
             operator,
@@ -312,7 +341,7 @@ impl GpuCompiledOperator {
 
     /// A kept recording for `key`, moved to the front.
     fn kept(&self, key: &RecordKey) -> Option<Arc<Recorded>> {
-        let mut kept = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = self.recorded.kept.lock().unwrap_or_else(|e| e.into_inner());
         let i = kept.iter().position(|(k, _)| k == key)?;
         let entry = kept.remove(i);
         let recorded = Arc::clone(&entry.1);
@@ -321,7 +350,7 @@ impl GpuCompiledOperator {
     }
 
     fn keep(&self, key: RecordKey, recorded: Recorded) {
-        let mut kept = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = self.recorded.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.insert(0, (key, Arc::new(recorded)));
         kept.truncate(KEPT_RECORDINGS);
     }
@@ -333,6 +362,7 @@ impl GpuCompiledOperator {
         inputs: &[BufferBinding],
         outputs: &[BufferBinding],
     ) -> Result<()> {
+        self.device.check_process()?;
         let device = self.device.wgpu_device();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("ewise execute"),

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use ewise_core::BufferBinding;
 
 use crate::buffer::GpuBuffer;
-use crate::device::GpuDevice;
+use crate::device::{self, GpuDevice};
 use crate::error::{GpuError, Result};
 use crate::operator::GpuCompiledOperator;
 
@@ -59,10 +59,21 @@ pub struct GpuTimer {
     queries: Option<Queries>,
 }
 
+impl Drop for GpuTimer {
+    fn drop(&mut self) {
+        if let Some(q) = &self.queries {
+            if device::forked(self.device.shared.pid) {
+                std::mem::forget((q.set.clone(), q.resolve.clone(), q.readback.clone()));
+            }
+        }
+    }
+}
+
 impl GpuTimer {
     /// A timer on `device`: [`TimerKind::Timestamps`] where the device has timestamp
     /// queries, else [`TimerKind::Wall`].
     pub fn new(device: &GpuDevice) -> Result<GpuTimer> {
+        device.check_process()?;
         if !device.has_timestamps() {
             return Ok(GpuTimer::wall(device));
         }
@@ -127,6 +138,7 @@ impl GpuTimer {
         record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<()>,
     ) -> Result<Duration> {
         let during = "running timed work";
+        self.device.check_process()?;
         let wgpu_device = self.device.wgpu_device();
         let mut encoder = wgpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("ewise timed"),

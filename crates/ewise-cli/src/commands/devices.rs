@@ -26,25 +26,11 @@ fn kind(t: ewise_gpu::wgpu::DeviceType) -> &'static str {
     }
 }
 
-fn backend_names(backends: ewise_gpu::wgpu::Backends) -> String {
-    use ewise_gpu::wgpu::Backends;
-    let names: Vec<&str> = [
-        (Backends::VULKAN, "vulkan"),
-        (Backends::METAL, "metal"),
-        (Backends::DX12, "dx12"),
-    ]
-    .into_iter()
-    .filter(|(b, _)| backends.contains(*b))
-    .map(|(_, n)| n)
-    .collect();
-    names.join(", ")
-}
-
 fn settings(list: &AdapterList) -> String {
     format!(
         "backends searched: {}{}; adapter filter: {}",
-        backend_names(list.backends),
-        if std::env::var_os(BACKEND_ENV).is_some() {
+        ewise_gpu::backend_names(list.backends),
+        if list.from_env {
             format!(" ({BACKEND_ENV})")
         } else {
             String::new()

@@ -1,0 +1,499 @@
+//! Streaming an operator over any number of elements, chunk by chunk, through a ring of
+//! GPU buffers: while the GPU uploads, computes and downloads one chunk, the caller's
+//! [`ChunkEnds`] reads the next one in and writes the previous one out. Memory stays
+//! bounded whatever the count: on the host one staging buffer of at most one chunk
+//! (plus the caller's own), on the GPU [`SLOTS`] sets of three buffers of at most one
+//! chunk each.
+//!
+//! ```no_run
+//! use ewise_core::{DataType, NanPolicy};
+//! use ewise_gpu::stream::{ChunkEnds, GpuStream, StreamOp, DEFAULT_CHUNK_BYTES};
+//! use ewise_gpu::{GpuDevice, GpuError};
+//!
+//! /// Elements from one slice into another.
+//! struct Slices<'a> {
+//!     input: &'a [u8],
+//!     output: &'a mut [u8],
+//! }
+//!
+//! impl ChunkEnds for Slices<'_> {
+//!     type Error = GpuError;
+//!     fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<(), GpuError> {
+//!         let at = start as usize * 4;
+//!         bytes.copy_from_slice(&self.input[at..at + bytes.len()]);
+//!         Ok(())
+//!     }
+//!     fn write(&mut self, start: u64, bytes: &[u8]) -> Result<(), GpuError> {
+//!         let at = start as usize * 4;
+//!         self.output[at..at + bytes.len()].copy_from_slice(bytes);
+//!         Ok(())
+//!     }
+//!     fn stop_before(&mut self, _start: u64) -> Result<bool, GpuError> {
+//!         Ok(false)
+//!     }
+//! }
+//!
+//! let device = GpuDevice::new()?;
+//! let op = StreamOp::Sign(NanPolicy::Zero);
+//! let t = DataType::Float32;
+//! let mut stream = GpuStream::new(&device, op, t, t, DEFAULT_CHUNK_BYTES)?;
+//! let input: Vec<u8> = [-2.5f32, 0.0, 7.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+//! let mut output = vec![0u8; input.len()];
+//! let mut ends = Slices { input: &input, output: &mut output };
+//! assert_eq!(stream.run(3, &mut ends)?, 3);
+//! # Ok::<(), GpuError>(())
+//! ```
+
+use std::sync::mpsc::{self, Receiver};
+
+use ewise_core::layout::no_kernel;
+use ewise_core::{BufferBinding, DataType, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
+
+use crate::buffer::GpuBuffer;
+use crate::device::{self, GpuDevice};
+use crate::error::{GpuError, Result};
+use crate::operator::GpuCompiledOperator;
+
+/// Bytes of input per chunk that suit most uses: large enough that per-chunk costs
+/// vanish, small enough that the buffers of a stream stay a few tens of MiB.
+pub const DEFAULT_CHUNK_BYTES: usize = 8 << 20;
+
+/// Chunks in flight at once: one computing while the previous one is written out and
+/// the next one read in.
+pub const SLOTS: usize = 2;
+
+/// Compiled operators a stream keeps, for the chunk lengths used most recently.
+const KEPT_LENGTHS: usize = 4;
+
+/// The operator a [`GpuStream`] applies to every element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamOp {
+    /// SIGN, with this NaN policy for float types.
+    Sign(NanPolicy),
+    /// IS_INFINITY with this mode.
+    IsInfinity(InfinityMode),
+}
+
+impl StreamOp {
+    /// The description of the operator over a 1-D chunk of `len` elements from `input`
+    /// to `output` elements, both packed, the output's total size its minimum.
+    pub fn chunk_desc(self, input: DataType, output: DataType, len: u32) -> OperatorDesc {
+        let input = TensorDesc::new(input, &[len]);
+        let mut out = input.clone();
+        out.data_type = output;
+        out.total_tensor_size_in_bytes = out.min_size_in_bytes().unwrap_or(0);
+        match self {
+            StreamOp::Sign(_) => OperatorDesc::sign(input, out),
+            StreamOp::IsInfinity(mode) => OperatorDesc::is_infinity(input, out, mode),
+        }
+    }
+}
+
+/// Where the elements of a [`GpuStream::run`] come from and where the results go. Every
+/// element is a whole number of bytes in native byte order; `start` is an element index.
+pub trait ChunkEnds {
+    /// The error of the ends, which GPU errors convert into.
+    type Error: From<GpuError>;
+
+    /// Fills `bytes` with the input elements from `start` on (`bytes.len()` is a whole
+    /// number of input elements). Chunks are read in order, each once.
+    fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<(), Self::Error>;
+
+    /// Takes the results for the elements from `start` on (`bytes.len()` is a whole
+    /// number of output elements). Chunks are written in order, each once, after they
+    /// were read.
+    fn write(&mut self, start: u64, bytes: &[u8]) -> Result<(), Self::Error>;
+
+    /// Whether to read no more: asked before reading each chunk (`start` is its first
+    /// element), never again once it says `true`. The chunks already read are then
+    /// computed and written before the run returns.
+    fn stop_before(&mut self, start: u64) -> Result<bool, Self::Error>;
+}
+
+/// An operator applied to contiguous elements chunk by chunk on a GPU, any number of
+/// times. It keeps what it builds between runs: the staging buffers, the GPU buffers
+/// and the operators compiled for the latest chunk lengths.
+///
+/// Made on a device from another process (a fork), every run fails with
+/// [`GpuError::Forked`], and dropping it leaks its wgpu objects.
+#[derive(Debug)]
+pub struct GpuStream {
+    device: GpuDevice,
+    op: StreamOp,
+    types: (DataType, DataType),
+    /// Input and output element sizes in bytes.
+    sizes: (usize, usize),
+    /// Elements per chunk.
+    chunk: usize,
+    /// Compiled operators by chunk length, most recently used first.
+    compiled: Vec<(usize, GpuCompiledOperator)>,
+    slots: Vec<Slot>,
+    /// The host staging buffer that chunks are read into and uploaded from.
+    host: Vec<u8>,
+}
+
+impl Drop for GpuStream {
+    fn drop(&mut self) {
+        if device::forked(self.device.shared.pid) {
+            let downloads: Vec<wgpu::Buffer> =
+                self.slots.iter().map(|s| s.download.clone()).collect();
+            std::mem::forget(downloads);
+        }
+    }
+}
+
+impl GpuStream {
+    /// A stream applying `op` to `input` elements, giving `output` elements (the input
+    /// type for SIGN; `uint8` or `bool` for IS_INFINITY), in chunks of `chunk_bytes`
+    /// bytes of input rounded down to whole elements (at least one element, at most
+    /// `u32::MAX`). The operator is validated as a 1-D tensor at the device's feature
+    /// level and extensions (the errors of [`GpuDevice::create_operator`]); nothing is
+    /// allocated until the first run.
+    pub fn new(
+        device: &GpuDevice,
+        op: StreamOp,
+        input: DataType,
+        output: DataType,
+        chunk_bytes: usize,
+    ) -> Result<GpuStream> {
+        let desc = op.chunk_desc(input, output, 1);
+        device.create_operator(&desc)?;
+        let size = |t: DataType| {
+            t.size_in_bytes()
+                .and_then(|s| usize::try_from(s).ok())
+                .ok_or_else(|| GpuError::Op(no_kernel(desc.operator_type(), t)))
+        };
+        let sizes = (size(input)?, size(output)?);
+        let most = usize::try_from(u32::MAX).unwrap_or(usize::MAX);
+        Ok(GpuStream {
+            device: device.clone(),
+            op,
+            types: (input, output),
+            sizes,
+            chunk: (chunk_bytes / sizes.0).clamp(1, most),
+            compiled: Vec::new(),
+            slots: Vec::new(),
+            host: Vec::new(),
+        })
+    }
+
+    /// The device it runs on.
+    pub fn device(&self) -> &GpuDevice {
+        &self.device
+    }
+
+    /// The operator it applies.
+    pub fn op(&self) -> StreamOp {
+        self.op
+    }
+
+    /// The input element type.
+    pub fn input_type(&self) -> DataType {
+        self.types.0
+    }
+
+    /// The output element type.
+    pub fn output_type(&self) -> DataType {
+        self.types.1
+    }
+
+    /// Elements per chunk.
+    pub fn chunk_elements(&self) -> usize {
+        self.chunk
+    }
+
+    /// Moves `count` elements through the GPU: reads them from `ends` chunk by chunk,
+    /// applies the operator and writes the results to `ends`, in order. Returns how many
+    /// elements were written: `count`, or fewer when [`ChunkEnds::stop_before`] stopped
+    /// the run. The first error of `ends` or of the GPU ends the run at once and is
+    /// returned; the chunks then in flight are dropped, unwritten.
+    ///
+    /// A host staging buffer of one chunk that cannot be allocated is
+    /// [`GpuError::OutOfHostMemory`]; GPU buffers that cannot be created are
+    /// [`GpuError::Wgpu`].
+    pub fn run<E: ChunkEnds>(&mut self, count: u64, ends: &mut E) -> Result<u64, E::Error> {
+        self.device.check_process()?;
+        let result = self.pump(count, ends);
+        if result.is_err() {
+            self.release();
+        }
+        result
+    }
+
+    /// Drops the GPU buffers, and the compiled operators whose kept recordings would
+    /// hold them.
+    fn release(&mut self) {
+        self.slots.clear();
+        self.compiled.clear();
+    }
+
+    fn pump<E: ChunkEnds>(&mut self, count: u64, ends: &mut E) -> Result<u64, E::Error> {
+        if count == 0 {
+            return Ok(0);
+        }
+        let (in_size, out_size) = self.sizes;
+        let chunk = usize::try_from(count).map_or(self.chunk, |c| c.min(self.chunk));
+        if self.slots.iter().any(|s| s.capacity < chunk) {
+            self.release();
+        }
+        grow(&mut self.host, words(chunk * in_size))?;
+        let device = self.device.clone();
+        let wgpu_device = device.wgpu_device();
+        let mut in_flight: [Option<InFlight>; SLOTS] = Default::default();
+        let mut active = 0usize;
+        let mut next = 0u64;
+        let mut written = 0u64;
+        let mut turn = 0usize;
+        let mut stopped = false;
+        loop {
+            if active < SLOTS && next < count && !stopped {
+                if self.slots.len() == active {
+                    self.slots.push(Slot::new(&device, chunk, self.sizes)?);
+                }
+                active += 1;
+            }
+            if active == 0 {
+                return Ok(written);
+            }
+            let k = turn % active;
+            turn += 1;
+            let slot = &self.slots[k];
+            if let Some(done) = in_flight[k].take() {
+                written += finish(&device, slot, done, out_size, ends)?;
+            }
+            if next < count && !stopped {
+                stopped = ends.stop_before(next)?;
+            }
+            if next >= count || stopped {
+                if in_flight.iter().all(Option::is_none) {
+                    return Ok(written);
+                }
+                continue;
+            }
+            let n = chunk.min(usize::try_from(count - next).unwrap_or(usize::MAX));
+            ends.read(next, &mut self.host[..n * in_size])?;
+            let operator = compiled(&mut self.compiled, &device, self.op, self.types, n)?;
+            let (in_total, out_total) = (
+                operator.input_desc().total_tensor_size_in_bytes,
+                operator.output_desc().total_tensor_size_in_bytes,
+            );
+            let host = &self.host[..words(n * in_size)];
+            device.catch("uploading a chunk", || {
+                device
+                    .wgpu_queue()
+                    .write_buffer(slot.input.wgpu_buffer(), 0, host);
+            })?;
+            let mut encoder = wgpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("ewise stream"),
+            });
+            operator.record(
+                &mut encoder,
+                &[&slot.input, &slot.output],
+                &[BufferBinding::new(0, 0, in_total)],
+                &[BufferBinding::new(1, 0, out_total)],
+            )?;
+            let out_words = words(n * out_size) as u64;
+            let submission = device.catch("submitting a chunk", || {
+                encoder.copy_buffer_to_buffer(
+                    slot.output.wgpu_buffer(),
+                    0,
+                    &slot.download,
+                    0,
+                    out_words,
+                );
+                device.wgpu_queue().submit([encoder.finish()])
+            })?;
+            in_flight[k] = Some(InFlight {
+                start: next,
+                len: n,
+                submission,
+                downloaded: map(&slot.download),
+            });
+            next += n as u64;
+        }
+    }
+}
+
+/// Bytes of whole 4-byte words holding `bytes` bytes (at least one word).
+fn words(bytes: usize) -> usize {
+    bytes.div_ceil(4).max(1) * 4
+}
+
+/// Makes `host` `len` bytes long, allocating fallibly.
+fn grow(host: &mut Vec<u8>, len: usize) -> Result<()> {
+    if host.len() < len {
+        host.try_reserve_exact(len - host.len())
+            .map_err(|_| GpuError::OutOfHostMemory {
+                bytes: len as u64,
+                during: "a chunk's staging buffer",
+            })?;
+        host.resize(len, 0);
+    }
+    Ok(())
+}
+
+/// The operator for a chunk of `len` elements from `cache`, compiled on first use; the
+/// cache keeps the latest [`KEPT_LENGTHS`] lengths.
+fn compiled<'a>(
+    cache: &'a mut Vec<(usize, GpuCompiledOperator)>,
+    device: &GpuDevice,
+    op: StreamOp,
+    (input, output): (DataType, DataType),
+    len: usize,
+) -> Result<&'a GpuCompiledOperator> {
+    match cache.iter().position(|(n, _)| *n == len) {
+        Some(i) => cache[..=i].rotate_right(1),
+        None => {
+            let size = u32::try_from(len).unwrap_or(u32::MAX);
+            let mut operator = device.create_operator(&op.chunk_desc(input, output, size))?;
+            if let StreamOp::Sign(policy) = op {
+                operator = operator.with_nan_policy(policy);
+            }
+            cache.insert(0, (len, operator.compile()?));
+            cache.truncate(KEPT_LENGTHS);
+        }
+    }
+    Ok(&cache[0].1)
+}
+
+/// One chunk's GPU buffers: the queue uploads it to `input`, the operator writes
+/// `output`, which is copied to `download` to be read.
+#[derive(Debug)]
+struct Slot {
+    input: GpuBuffer,
+    output: GpuBuffer,
+    download: wgpu::Buffer,
+    /// Elements it holds.
+    capacity: usize,
+}
+
+impl Slot {
+    fn new(
+        device: &GpuDevice,
+        capacity: usize,
+        (in_size, out_size): (usize, usize),
+    ) -> Result<Slot> {
+        let wgpu_device = device.wgpu_device();
+        let download = device.catch("creating a download buffer", || {
+            wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ewise stream download"),
+                size: words(capacity * out_size) as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        Ok(Slot {
+            input: GpuBuffer::zeroed(device, words(capacity * in_size) as u64)?,
+            output: GpuBuffer::zeroed(device, words(capacity * out_size) as u64)?,
+            download,
+            capacity,
+        })
+    }
+}
+
+type Mapped = Receiver<Result<(), wgpu::BufferAsyncError>>;
+
+/// Asks for `buffer` to be mapped for reading once the work submitted so far is done.
+fn map(buffer: &wgpu::Buffer) -> Mapped {
+    let (sender, receiver) = mpsc::channel();
+    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = sender.send(r);
+    });
+    receiver
+}
+
+/// A chunk on the GPU.
+struct InFlight {
+    /// Index of its first element.
+    start: u64,
+    /// Its elements.
+    len: usize,
+    submission: wgpu::SubmissionIndex,
+    downloaded: Mapped,
+}
+
+/// Waits for a chunk, hands its results to `ends` and releases the download buffer.
+fn finish<E: ChunkEnds>(
+    device: &GpuDevice,
+    slot: &Slot,
+    done: InFlight,
+    out_size: usize,
+    ends: &mut E,
+) -> Result<u64, E::Error> {
+    let during = "downloading a chunk";
+    wait(device, &done, during)?;
+    {
+        let view = slot
+            .download
+            .get_mapped_range(..)
+            .map_err(|e| wgpu_error(during, e))?;
+        ends.write(done.start, &view[..done.len * out_size])?;
+    }
+    slot.download.unmap();
+    Ok(done.len as u64)
+}
+
+fn wgpu_error(during: &'static str, e: impl std::fmt::Display) -> GpuError {
+    GpuError::Wgpu {
+        during,
+        message: e.to_string(),
+    }
+}
+
+/// Waits until the chunk's submission has finished and its download buffer is mapped.
+fn wait(device: &GpuDevice, chunk: &InFlight, during: &'static str) -> Result<()> {
+    let wgpu_device = device.wgpu_device();
+    wgpu_device
+        .poll(wgpu::PollType::Wait {
+            submission_index: Some(chunk.submission.clone()),
+            timeout: None,
+        })
+        .map_err(|e| wgpu_error(during, e))?;
+    let report = match chunk.downloaded.try_recv() {
+        Ok(r) => r,
+        Err(_) => {
+            wgpu_device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| wgpu_error(during, e))?;
+            chunk
+                .downloaded
+                .try_recv()
+                .map_err(|_| wgpu_error(during, "the buffer never mapped"))?
+        }
+    };
+    report.map_err(|e| wgpu_error(during, e))?;
+    device.take_uncaptured(during)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staging_that_cannot_be_allocated_is_a_typed_error() {
+        let mut host = Vec::new();
+        let err = grow(&mut host, usize::MAX).unwrap_err();
+        assert!(
+            matches!(err, GpuError::OutOfHostMemory { bytes, .. } if bytes == usize::MAX as u64),
+            "{err}"
+        );
+        assert!(err.to_string().starts_with("out of host memory"), "{err}");
+        grow(&mut host, 10).unwrap();
+        assert_eq!(host.len(), 10);
+        grow(&mut host, 4).unwrap();
+        assert_eq!(host.len(), 10);
+    }
+
+    #[test]
+    fn chunks_span_whole_words() {
+        assert_eq!(words(0), 4);
+        assert_eq!(words(5), 8);
+        assert_eq!(words(8), 8);
+    }
+
+    #[test]
+    fn streams_can_move_between_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<GpuStream>();
+    }
+}
