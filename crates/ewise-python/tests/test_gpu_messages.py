@@ -1,0 +1,65 @@
+"""What device="gpu" prints and says, in a fresh process with the environment a
+service has: no XDG_RUNTIME_DIR, EWISE_GPU_BACKEND set but empty, no adapter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ewise
+
+CALL = "import numpy as np, ewise; print(ewise.sign(np.array([-2.0, 0.0, 3.0]), device='gpu').tolist())"
+
+
+def adapter_or_skip() -> None:
+    try:
+        ewise.gpu_adapter()
+    except ewise.GpuError as e:
+        if os.environ.get("EWISE_REQUIRE_GPU") == "1":
+            pytest.fail(f"EWISE_REQUIRE_GPU=1 but no GPU adapter: {e}")
+        pytest.skip(f"no GPU adapter: {e}")
+
+
+def child(code: str, **env: str | None) -> subprocess.CompletedProcess[str]:
+    environment = dict(os.environ)
+    for key, value in env.items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120
+    )
+
+
+def test_a_successful_gpu_call_prints_nothing_without_xdg_runtime_dir():
+    adapter_or_skip()
+    run = child(CALL, XDG_RUNTIME_DIR=None)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[-1.0, 0.0, 1.0]"
+    assert run.stderr == ""
+
+
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_an_empty_backend_variable_is_unset(value):
+    adapter_or_skip()
+    run = child(CALL, EWISE_GPU_BACKEND=value)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[-1.0, 0.0, 1.0]"
+
+
+def test_no_adapter_names_backends_as_users_write_them():
+    run = child(
+        "import ewise\ntry:\n    ewise.gpu_adapter()\nexcept ewise.GpuError as e:\n    print(e)",
+        EWISE_GPU_ADAPTER="no adapter has this name",
+        XDG_RUNTIME_DIR=None,
+    )
+    assert run.returncode == 0, run.stderr
+    message = run.stdout.strip()
+    assert message, "gpu_adapter() found an adapter named 'no adapter has this name'"
+    assert "Backends(" not in message and "NOOP" not in message and "BROWSER" not in message, message
+    assert "\n" not in message, message
+    assert run.stderr == ""
