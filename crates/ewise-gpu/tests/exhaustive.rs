@@ -10,20 +10,6 @@ use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
 
 use DataType::*;
 
-const SIGN_TYPES: [DataType; 12] = [
-    Float32, Float16, Bfloat16, Float64, Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64,
-];
-const INF_TYPES: [DataType; 8] = [
-    Float32,
-    Float16,
-    Bfloat16,
-    Float64,
-    Float8E4M3Fn,
-    Float8E4M3Fnuz,
-    Float8E5M2,
-    Float8E5M2Fnuz,
-];
-
 /// Bit patterns to try for a type: all of them up to 16 bits; otherwise the edges of
 /// every float layout (zeros, subnormals, ones, max finite, infinities, NaNs with
 /// payloads, both signs), integer extremes, and random words.
@@ -115,7 +101,7 @@ fn sign_matches_the_reference_on_every_pattern() {
     if device().is_none() {
         return;
     }
-    for data_type in SIGN_TYPES {
+    for data_type in common::sign_types().iter().copied() {
         let values = patterns(data_type);
         let width = data_type.size_in_bytes().unwrap() as usize;
         let t = TensorDesc::new(data_type, &[values.len() as u32]);
@@ -140,7 +126,7 @@ fn is_infinity_matches_the_reference_on_every_pattern() {
     if device().is_none() {
         return;
     }
-    for data_type in INF_TYPES {
+    for data_type in common::infinity_types().iter().copied() {
         let values = patterns(data_type);
         let width = data_type.size_in_bytes().unwrap() as usize;
         let input = TensorDesc::new(data_type, &[values.len() as u32]);

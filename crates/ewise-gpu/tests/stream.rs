@@ -13,20 +13,6 @@ use ewise_gpu::GpuError;
 
 use DataType::*;
 
-const SIGN_TYPES: [DataType; 12] = [
-    Float32, Float16, Bfloat16, Float64, Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64,
-];
-const INF_TYPES: [DataType; 8] = [
-    Float32,
-    Float16,
-    Bfloat16,
-    Float64,
-    Float8E4M3Fn,
-    Float8E4M3Fnuz,
-    Float8E5M2,
-    Float8E5M2Fnuz,
-];
-
 /// Bytes of input per chunk in these tests: 8 to 64 elements.
 const CHUNK_BYTES: usize = 64;
 
@@ -237,7 +223,7 @@ fn around_the_chunk(stream: &mut GpuStream, seed: u64) {
 #[test]
 fn sign_streams_give_the_reference_bits_for_every_type() {
     let Some(device) = device() else { return };
-    for (i, &t) in SIGN_TYPES.iter().enumerate() {
+    for (i, &t) in common::sign_types().iter().enumerate() {
         for policy in [NanPolicy::Zero, NanPolicy::Propagate] {
             let mut stream =
                 GpuStream::new(device, StreamOp::Sign(policy), t, t, CHUNK_BYTES).unwrap();
@@ -249,7 +235,7 @@ fn sign_streams_give_the_reference_bits_for_every_type() {
 #[test]
 fn is_infinity_streams_give_the_reference_bits_for_every_type() {
     let Some(device) = device() else { return };
-    for (i, &t) in INF_TYPES.iter().enumerate() {
+    for (i, &t) in common::infinity_types().iter().enumerate() {
         let mut cases: Vec<(InfinityMode, DataType)> =
             InfinityMode::ALL.iter().map(|&m| (m, Uint8)).collect();
         cases.push((InfinityMode::Either, Bool));

@@ -9,18 +9,9 @@ import sys
 
 import pytest
 
-import ewise
+from gpu_support import adapter_or_skip
 
 CALL = "import numpy as np, ewise; print(ewise.sign(np.array([-2.0, 0.0, 3.0]), device='gpu').tolist())"
-
-
-def adapter_or_skip() -> None:
-    try:
-        ewise.gpu_adapter()
-    except ewise.GpuError as e:
-        if os.environ.get("EWISE_REQUIRE_GPU") == "1":
-            pytest.fail(f"EWISE_REQUIRE_GPU=1 but no GPU adapter: {e}")
-        pytest.skip(f"no GPU adapter: {e}")
 
 
 def child(code: str, **env: str | None) -> subprocess.CompletedProcess[str]:

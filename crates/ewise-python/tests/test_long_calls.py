@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import ewise
+from gpu_support import adapter_or_skip
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -30,15 +31,6 @@ def needs_memory(nbytes: int) -> None:
     free = available_memory()
     if free < nbytes:
         pytest.skip(f"needs {nbytes / GIB:.1f} GiB of available memory, this host has {free / GIB:.1f}")
-
-
-def gpu_or_skip() -> None:
-    try:
-        ewise.gpu_adapter()
-    except ewise.GpuError as e:
-        if os.environ.get("EWISE_REQUIRE_GPU") == "1":
-            pytest.fail(f"EWISE_REQUIRE_GPU=1 but no GPU adapter: {e}")
-        pytest.skip(f"no GPU adapter: {e}")
 
 
 def run_child(code: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess[str]:
@@ -76,7 +68,7 @@ def test_one_dimension_over_2_32_elements_on_the_cpu():
 @pytest.mark.parametrize("shape", [(0, 2**33), (2**40, 0), (3, 0, 2**34)])
 def test_empty_arrays_with_long_axes(device, shape):
     if device == "gpu":
-        gpu_or_skip()
+        adapter_or_skip()
     x = np.empty(shape, np.float32)
     assert ewise.sign(x, device=device).shape == shape
     assert ewise.isinf(x, device=device).shape == shape
@@ -86,7 +78,7 @@ def test_empty_arrays_with_long_axes(device, shape):
 
 def test_gpu_array_larger_than_a_gpu_buffer():
     """lavapipe binds at most 2 GiB per buffer; this output is larger."""
-    gpu_or_skip()
+    adapter_or_skip()
     n = 2 * GIB + 7
     needs_memory(n + GIB)
     x = np.broadcast_to(np.float32(-np.inf), (n,))
@@ -99,14 +91,17 @@ def test_gpu_array_larger_than_a_gpu_buffer():
 
 # ------------------------------------------------------------------ bounded host memory
 
-PEAK = """
-import numpy as np, ewise
-
+# A child's helper: a line of /proc/self/status in bytes.
+STATUS = """
 def status(key):
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
+"""
+
+PEAK = STATUS + """
+import numpy as np, ewise
 
 x = np.random.default_rng(0).integers(-128, 128, {n}, dtype=np.int8)[{index}]
 out = np.ones(x.shape, np.int8)
@@ -130,7 +125,7 @@ def test_host_memory_is_bounded_by_a_piece(device, index):
     4 x GPU_PIECE_BYTES (32 MiB) on the GPU, at most half of CPU_PIECE_BYTES (64 MiB)
     for a temporary on the CPU."""
     if device == "gpu":
-        gpu_or_skip()
+        adapter_or_skip()
     n = 512 * MIB
     needs_memory(3 * n)
     child = run_child(PEAK.format(n=n, index=index, device=device))
@@ -140,14 +135,8 @@ def test_host_memory_is_bounded_by_a_piece(device, index):
     assert grown < bound, f"{device} {index}: resident memory grew by {grown / MIB:.0f} MiB"
 
 
-RLIMIT = """
+RLIMIT = STATUS + """
 import resource, numpy as np, ewise
-
-def status(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
 
 x = np.ones({n}, np.dtype("{dtype}"))
 out = np.empty({n}, np.dtype("{dtype}").newbyteorder("="))
@@ -170,7 +159,7 @@ def test_allocation_failure_raises_instead_of_aborting(device, dtype):
     """Under RLIMIT_AS with a few MiB to spare, a call that needs more either completes
     or raises MemoryError / GpuError: the interpreter is never aborted."""
     if device == "gpu":
-        gpu_or_skip()
+        adapter_or_skip()
     child = run_child(RLIMIT.format(n=256 * MIB // 4, dtype=dtype, device=device, room=4 * MIB))
     assert child.returncode == 0, f"exit {child.returncode}: {child.stderr[-2000:]}"
     outcome = child.stdout.strip()
@@ -209,7 +198,7 @@ def test_ctrl_c_raises_keyboard_interrupt_between_pieces(device):
     """SIGINT a third of the way through a call that takes `whole` seconds: the call
     raises KeyboardInterrupt before it is done, and out holds a done prefix."""
     if device == "gpu":
-        gpu_or_skip()
+        adapter_or_skip()
     n = (2 * GIB if device == "cpu" else 256 * MIB) // 4
     needs_memory(4 * n + GIB)
     child = run_child(INTERRUPTED.format(n=n, device=device))

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import ewise
+from gpu_support import adapter_or_skip
 
 pytestmark = [
     pytest.mark.skipif(
@@ -97,12 +98,7 @@ def gpu_in_child(_: int) -> str:
 
 
 def test_gpu_after_fork_raises_promptly():
-    try:
-        ewise.gpu_adapter()
-    except ewise.GpuError as e:
-        if os.environ.get("EWISE_REQUIRE_GPU") == "1":
-            pytest.fail(f"EWISE_REQUIRE_GPU=1 but no GPU adapter: {e}")
-        pytest.skip(f"no GPU adapter: {e}")
+    adapter_or_skip()
     assert ewise.sign(np.ones(1 << 16, np.float32), device="gpu").all()
     pool = multiprocessing.get_context("fork").Pool(1)
     try:

@@ -4,23 +4,12 @@ value of its last element in C order. One behaviour on every device and layout."
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
 import ewise
-
-
-def devices() -> list[str]:
-    try:
-        ewise.gpu_adapter()
-    except ewise.GpuError as e:
-        if os.environ.get("EWISE_REQUIRE_GPU") == "1":
-            raise AssertionError(f"EWISE_REQUIRE_GPU=1 but no GPU adapter: {e}") from e
-        return ["cpu"]
-    return ["cpu", "gpu"]
+from gpu_support import devices
 
 
 # (name, first element's offset in items, shape, strides in items)

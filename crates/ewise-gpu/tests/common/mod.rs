@@ -111,3 +111,18 @@ pub fn both(
     })();
     (gpu, cpu)
 }
+
+/// Every input type SIGN takes (with the ewise extensions), from the support tables.
+pub fn sign_types() -> &'static [ewise_core::DataType] {
+    ewise_core::OperatorSupport::of(ewise_core::OperatorType::ElementWiseSign)
+        .extended
+        .input_types
+}
+
+/// Every input type IS_INFINITY takes (with the ewise extensions), from the support
+/// tables.
+pub fn infinity_types() -> &'static [ewise_core::DataType] {
+    ewise_core::OperatorSupport::of(ewise_core::OperatorType::ElementWiseIsInfinity)
+        .extended
+        .input_types
+}
