@@ -297,6 +297,14 @@ pub enum Error {
         /// All required inputs.
         required: String,
     },
+    /// A chunk given to [`crate::Streaming::run_chunk`] that does not fit the plan: a
+    /// source index out of range, bytes that are not whole elements, or output slices
+    /// of the wrong number or lengths.
+    #[error("invalid streaming chunk: {reason}")]
+    InvalidChunk {
+        /// What is wrong and what was expected.
+        reason: String,
+    },
     /// A tensor too large for this machine or for ewise's tensor descriptions.
     #[error("{what} with shape {shape} is too large ({limit})")]
     TooLarge {

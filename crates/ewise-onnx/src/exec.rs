@@ -1,7 +1,7 @@
 //! Running a checked graph: input checks, per-run shape checks with `dim_param`
 //! bindings, and execution of every step through ewise-cpu's compiled operators, reusing
 //! freed buffers and running Sign in place where the plan allows. [`gpu`] runs the same
-//! plan on a GPU.
+//! plan on a GPU; [`stream`] runs it chunk by chunk.
 
 use std::collections::HashMap;
 
@@ -16,6 +16,7 @@ use crate::tensor::{byte_len, shape_text, Tensor};
 
 #[cfg(feature = "gpu")]
 pub(crate) mod gpu;
+pub(crate) mod stream;
 
 /// What a run did with memory, for callers that want to see the plan at work. A run on a
 /// GPU counts GPU buffers, and makes the same choices, so it gives the same counts.

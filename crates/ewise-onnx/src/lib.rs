@@ -13,7 +13,7 @@
 //!   format allows (raw data, typed fields, external files);
 //! - [`opset`] lists the operator versions and their type lists, as data;
 //! - [`Model`] loads (graph checks, type and shape inference, the execution plan) and
-//!   runs;
+//!   runs, on whole tensors or, through [`Streaming`], chunk by chunk;
 //! - [`conformance`] runs ONNX's backend test directories.
 //!
 //! No element is computed here: every Sign and IsInf goes through ewise-cpu's or
@@ -84,6 +84,7 @@ mod tensor;
 
 pub use error::{Error, FileKind, Refusal, Result};
 pub use ewise_cpu::{DataType, InfinityMode, NanPolicy};
+pub use exec::stream::{Scratch, SourceKind, StreamOutput, StreamSource, Streaming};
 pub use exec::RunStats;
 pub use graph::{Dim, Step, ValueInfo};
 pub use model::Model;

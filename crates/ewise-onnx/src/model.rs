@@ -6,6 +6,7 @@ use ewise_cpu::{DataType, Device, Extensions, NanPolicy};
 use prost::Message;
 
 use crate::error::{Error, Result};
+use crate::exec::stream::Streaming;
 use crate::exec::{self, RunStats};
 use crate::files;
 use crate::graph::{Graph, Step, ValueInfo};
@@ -180,6 +181,16 @@ impl Model {
     /// [`Model::run`] would for the same names, types and shapes.
     pub fn check_inputs(&self, inputs: &[(&str, DataType, &[usize])]) -> Result<()> {
         exec::check_inputs(&self.graph, inputs).map(|_| ())
+    }
+
+    /// Plans a run of the model chunk by chunk on inputs described by name, element type
+    /// and shape (see [`Streaming`]). The inputs are checked as [`Model::check_inputs`]
+    /// checks them, failing as [`Model::run`] would for the same names, types and
+    /// shapes; an input left out that has an initializer default streams from the
+    /// default's bytes ([`Streaming::initializer_bytes`]). The plan uses the model's NaN
+    /// policy as it is now.
+    pub fn streaming(&self, inputs: &[(&str, DataType, &[usize])]) -> Result<Streaming> {
+        Streaming::new(&self.graph, &self.device, self.nan_policy, inputs)
     }
 
     /// Runs the model on `inputs` given by name (each graph input without a default
