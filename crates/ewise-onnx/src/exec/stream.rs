@@ -362,14 +362,16 @@ impl Streaming {
                 Source::Node(_) => continue,
             };
             let shape = shapes[v].clone().unwrap_or_default();
-            let elements = shape.iter().product();
-            if byte_len(value.data_type, &shape).is_none() {
-                return Err(Error::TooLarge {
-                    what: value.describe(),
-                    shape: shape_text(&shape),
-                    limit: "its byte size does not fit in this machine's address space",
-                });
-            }
+            let too_large = || Error::TooLarge {
+                what: value.describe(),
+                shape: shape_text(&shape),
+                limit: "its byte size does not fit in this machine's address space",
+            };
+            byte_len(value.data_type, &shape).ok_or_else(too_large)?;
+            let elements = shape
+                .iter()
+                .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+                .ok_or_else(too_large)?;
             source_of[v] = Some(sources.len());
             sources.push(StreamSource {
                 name: value.name.clone(),
