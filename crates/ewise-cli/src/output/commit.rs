@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 
 use crate::interrupt;
-use crate::paths::{at, describe_io, same_file, sync_dir};
+use crate::paths::{at, describe_io, file_id, same_file, sync_dir};
 
 use super::target::Target;
 use super::temporary::{create_temporary, create_unique, Temporary};
@@ -29,12 +29,11 @@ impl Staged {
     /// Writes `parts` one after the other to a new temporary file for `target`, then
     /// syncs and closes it.
     pub fn write(target: &Target, parts: &[&[u8]]) -> Result<Staged> {
-        let (temp, mut file) = create_temporary(target)?;
+        let mut staging = Staging::create(target, true)?;
         for part in parts {
-            file.write_all(part)
-                .map_err(|e| at(target.given(), describe_io("write failed", &e)))?;
+            staging.append(part)?;
         }
-        Staged::finish(file, temp, target.clone())
+        staging.finish()
     }
 
     pub(super) fn finish(file: File, temp: Temporary, target: Target) -> Result<Staged> {
@@ -48,6 +47,87 @@ impl Staged {
             target,
             written,
         })
+    }
+}
+
+/// An output being written to its temporary file in pieces; [`Staging::finish`] makes
+/// it [`Staged`]. Dropping it removes the temporary.
+///
+/// Created with `keep_open`, it holds the file open until finished. Without, it holds
+/// no file open between calls: each [`Staging::append`] and [`Staging::finish`] opens
+/// the temporary again by its path, without following a symbolic link, and refuses it
+/// unless it is still the file created (same device and inode), so any number of
+/// outputs can be written at once under a low limit on open files.
+#[derive(Debug)]
+pub struct Staging {
+    temp: Temporary,
+    target: Target,
+    file: Option<File>,
+    created: Metadata,
+}
+
+impl Staging {
+    /// Creates the temporary file for `target`, empty.
+    pub fn create(target: &Target, keep_open: bool) -> Result<Staging> {
+        let (temp, file) = create_temporary(target)?;
+        let created = file
+            .metadata()
+            .map_err(|e| at(target.given(), describe_io("cannot read metadata", &e)))?;
+        Ok(Staging {
+            temp,
+            target: target.clone(),
+            file: keep_open.then_some(file),
+            created,
+        })
+    }
+
+    /// Writes `bytes` after what was written so far.
+    pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        let given = self.target.given();
+        match &mut self.file {
+            Some(file) => file.write_all(bytes),
+            None => self.reopen()?.write_all(bytes),
+        }
+        .map_err(|e| at(given, describe_io("write failed", &e)))
+    }
+
+    /// Syncs and closes the file: the output is complete.
+    pub fn finish(mut self) -> Result<Staged> {
+        let file = match self.file.take() {
+            Some(file) => file,
+            None => self.reopen()?,
+        };
+        Staged::finish(file, self.temp, self.target)
+    }
+
+    /// The temporary, opened again for appending; refused if it is no longer the file
+    /// created.
+    fn reopen(&self) -> Result<File> {
+        let given = self.target.given();
+        let mut options = OpenOptions::new();
+        options.append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        }
+        let replaced = || {
+            at(
+                given,
+                format!(
+                    "its temporary file {} was removed or replaced by another program while being written",
+                    self.temp.path.display()
+                ),
+            )
+        };
+        let file = options.open(&self.temp.path).map_err(|_| replaced())?;
+        let meta = file
+            .metadata()
+            .map_err(|e| at(given, describe_io("cannot read metadata", &e)))?;
+        if file_id(&meta) != file_id(&self.created) {
+            return Err(replaced());
+        }
+        Ok(file)
     }
 }
 

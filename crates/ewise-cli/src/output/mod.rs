@@ -27,8 +27,9 @@
 //! gets the permission bits of the file it replaces (`mode & 0o777`: never setuid,
 //! setgid or sticky, and not reduced by the umask), or `0o666` less the umask for a new
 //! file. It is registered with [`crate::interrupt::track`] while it exists, removed if
-//! the run fails, and synced and closed once complete ([`Staged`]), so a run holds no
-//! file open per output.
+//! the run fails, and synced and closed once complete ([`Staged`]). An output written in
+//! pieces ([`Staging`]) is held open only while few are written at once; otherwise each
+//! piece reopens its temporary, so a run never holds a file open per output.
 //!
 //! A run killed outright cannot remove its temporaries. Before creating its own, a
 //! command reads each directory it writes to once and removes the temporaries of its
@@ -76,7 +77,7 @@ use anyhow::Result;
 
 use crate::paths::{at, describe_io};
 
-pub use commit::{commit_all, Staged};
+pub use commit::{commit_all, Staged, Staging};
 pub use target::{check, Existing, Target};
 pub use temporary::remove_stale_temporaries;
 use temporary::{create_temporary, Temporary};
