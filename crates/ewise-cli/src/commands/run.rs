@@ -12,14 +12,26 @@
 //! - the inputs' names, element types and shapes are checked against the model's
 //!   declarations.
 //!
-//! Outputs are then written to temporary files beside their targets (each synced and
+//! With `--device cpu` (the default) the inputs are then streamed through the model
+//! ([`Model::streaming`]): each graph input or initializer that outputs derive from is
+//! read in chunks of a few MiB (its chunk's input, output and intermediate buffers
+//! together hold at most [`CHUNK_BYTES`] of data, or 4096 elements when it has very
+//! many outputs), each chunk computed and appended to the temporary file of every
+//! output derived from it. Memory is therefore bounded by the chunk size times the
+//! values alive at once, plus the model's own size (its initializers), not by the
+//! inputs' size; the exception is a column-major (`fortran_order`) input of more than
+//! one dimension, which is read and reordered whole, then streamed from memory. A given
+//! input that no output uses is not computed on (a pipe is read to its end).
+//!
+//! Outputs are written to temporary files beside their targets (each synced and
 //! closed when complete) and committed by [`crate::output::commit_all`]: all of them
 //! replace their targets, or on failure every target (in OUTDIR, or where a link in
 //! OUTDIR leads) is as it was; if restoring a file fails, the error says where its
 //! previous contents are. OUTDIR and its missing parents are created just before the
 //! first temporary, and removed again if the run then fails and they are still empty.
-//! A stop request (Ctrl-C) is honoured after each input is read, before each output is
-//! written and before the commit; what was written is then removed.
+//! A stop request (Ctrl-C) is honoured between chunks (with `--device gpu`: after each
+//! input is read), before each output file is begun and before the commit; what was
+//! written is then removed.
 //!
 //! Element types on disk: numeric types use numpy's type strings; bool is `|b1`; the
 //! types numpy lacks are raw items, as ml_dtypes saves them. An input the model declares
@@ -30,9 +42,11 @@
 //! row-major in this machine's byte order.
 //!
 //! With `--device gpu` the model runs on the GPU (opened once, after the checks above
-//! and before any data is read), values staying there between nodes; the files written
-//! are byte for byte those of `--device cpu`.
+//! and before any data is read), values staying there between nodes; it is not
+//! streamed: every input is read whole and every output held whole before it is
+//! written. The files written are byte for byte those of `--device cpu`.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::Read;
@@ -40,13 +54,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use ewise_cli::npy::{swap_bytes, ByteOrder, ElementType, Header, TypeStr, RAW_TYPES};
-use ewise_onnx::{dtype, DataType, Model, Tensor};
+use ewise_onnx::{dtype, DataType, Model, Scratch, SourceKind, StreamOutput, Streaming, Tensor};
 
 use crate::cli::{DeviceKind, RunArgs};
 use crate::input::NpyInput;
 use crate::interrupt;
-use crate::output::{self, Existing, Staged, Target};
+use crate::output::{self, Existing, Staged, Staging, Target};
 use crate::paths::{at, describe_io, file_id, same_file};
+use crate::stream::CHUNK_BYTES;
 
 /// Runs `ewise run`.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -59,10 +74,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .map(|s| (s.name.as_str(), s.data_type, s.shape.as_slice()))
         .collect();
     model.check_inputs(&described).map_err(|e| anyhow!("{e}"))?;
-    let model = match args.device {
-        DeviceKind::Cpu => model,
-        DeviceKind::Gpu => model.with_gpu(crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?),
-    };
+    if args.device == DeviceKind::Cpu {
+        let plan = model
+            .streaming(&described)
+            .map_err(|e| plan_error(&args.model, &sources, e))?;
+        return stream_outputs(args, &targets, &plan, sources);
+    }
+    let model = model.with_gpu(crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?);
     let mut inputs = Vec::with_capacity(sources.len());
     for source in sources {
         interrupt::check()?;
@@ -75,6 +93,33 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .run(inputs)
         .map_err(|e| at(&args.model, format!("run failed: {e}")))?;
     write_outputs(&args.output_dir, &targets, &outputs)
+}
+
+/// The error for a plan [`Model::streaming`] refused: an input too large for this
+/// machine is named with its file, as when it is read whole.
+fn plan_error(model: &Path, sources: &[Source], e: ewise_onnx::Error) -> anyhow::Error {
+    match e {
+        ewise_onnx::Error::TooLarge { what, shape, limit } => {
+            match sources
+                .iter()
+                .find(|s| what == format!("input {:?}", s.name))
+            {
+                Some(s) => at(
+                    &s.file.path,
+                    format!(
+                        "input {:?} of {} with shape {shape} is too large ({limit})",
+                        s.name,
+                        dtype::name(s.data_type)
+                    ),
+                ),
+                None => at(
+                    model,
+                    format!("{what} with shape {shape} is too large ({limit})"),
+                ),
+            }
+        }
+        e => at(model, format!("run failed: {e}")),
+    }
 }
 
 /// Every file this run reads: the model, its external data files and the inputs.
@@ -453,13 +498,27 @@ fn peek_type(path: &Path) -> Option<TypeStr> {
 }
 
 /// Reads an input's data into a row-major tensor in this machine's byte order.
-fn read_tensor(source: Source) -> Result<Tensor> {
+fn read_tensor(mut source: Source) -> Result<Tensor> {
+    let data = read_data(&mut source)?;
     let Source {
         name,
-        mut file,
         data_type,
         shape,
+        ..
     } = source;
+    Tensor::new(data_type, shape, data).map_err(|e| match e {
+        ewise_onnx::Error::TooLarge { shape, limit, .. } => anyhow!(
+            "input {name:?} of {} with shape {shape} is too large ({limit})",
+            dtype::name(data_type)
+        ),
+        ewise_onnx::Error::InvalidTensor { reason, .. } => anyhow!("input {name:?}: {reason}"),
+        e => anyhow!("input {name:?}: {e}"),
+    })
+}
+
+/// Reads an input's whole data, row-major, in this machine's byte order.
+fn read_data(source: &mut Source) -> Result<Vec<u8>> {
+    let file = &mut source.file;
     let size = file.element.size();
     let len = file
         .count
@@ -484,17 +543,233 @@ fn read_tensor(source: Source) -> Result<Tensor> {
     if file.element.needs_swap() {
         swap_bytes(&mut data, size);
     }
-    if file.header.fortran_order && shape.len() > 1 {
-        data = fortran_to_c(&data, &shape, size);
+    if file.header.fortran_order && source.shape.len() > 1 {
+        data = fortran_to_c(&data, &source.shape, size);
     }
-    Tensor::new(data_type, shape, data).map_err(|e| match e {
-        ewise_onnx::Error::TooLarge { shape, limit, .. } => anyhow!(
-            "input {name:?} of {} with shape {shape} is too large ({limit})",
-            dtype::name(data_type)
-        ),
-        ewise_onnx::Error::InvalidTensor { reason, .. } => anyhow!("input {name:?}: {reason}"),
-        e => anyhow!("input {name:?}: {e}"),
+    Ok(data)
+}
+
+/// Fills `buf` with the next bytes of an input's data, in this machine's byte order;
+/// `done` bytes of it were read before. A pipe that ends early is reported as when the
+/// data is read whole.
+fn read_chunk(file: &mut NpyInput, buf: &mut [u8], done: u64) -> Result<()> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.file.read(&mut buf[filled..]) {
+            Ok(0) => bail!(
+                "truncated: shape {} of '{}' needs {} bytes of data, but only {} follow the header",
+                file.header.shape_text(),
+                file.header.descr,
+                file.count.saturating_mul(file.element.size() as u64),
+                done + filled as u64
+            ),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => bail!(describe_io("read failed", &e)),
+        }
+    }
+    if file.element.needs_swap() {
+        swap_bytes(buf, file.element.size());
+    }
+    Ok(())
+}
+
+/// Reads and discards the data of a given input that no output derives from, when it
+/// is a pipe: its writer is not left blocked, and a pipe that ends early is reported.
+/// A regular file's length was checked when it was opened.
+fn drain(mut source: Source) -> Result<()> {
+    let file = &mut source.file;
+    if file.file.metadata().is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let total = file.count.saturating_mul(file.element.size() as u64);
+    let mut buf = vec![0u8; usize::try_from(total).map_or(CHUNK_BYTES, |t| t.min(CHUNK_BYTES))];
+    let mut done = 0u64;
+    while done < total {
+        interrupt::check()?;
+        let n = usize::try_from(total - done).map_or(buf.len(), |r| r.min(buf.len()));
+        let path = file.path.clone();
+        read_chunk(file, &mut buf[..n], done).map_err(|e| at(&path, e))?;
+        done += n as u64;
+    }
+    Ok(())
+}
+
+/// Bytes per element of `data_type` (1 for a type without a whole-byte size, which
+/// the checks before streaming refuse).
+fn element_size(data_type: DataType) -> usize {
+    data_type
+        .size_in_bytes()
+        .and_then(|s| usize::try_from(s).ok())
+        .unwrap_or(1)
+}
+
+/// The fewest elements a chunk holds, however many outputs share the buffer budget.
+const MIN_CHUNK_ELEMENTS: usize = 4096;
+
+/// The most outputs of one source whose temporaries stay open while it is streamed;
+/// beyond, each chunk reopens them ([`Staging`]).
+const OPEN_OUTPUTS: usize = 16;
+
+/// Where a source's bytes come from.
+enum Feed<'a> {
+    /// An input file, read chunk by chunk.
+    File(Source),
+    /// Bytes held whole, row-major, in this machine's byte order: an initializer or
+    /// input default, or a column-major input reordered.
+    Memory(Cow<'a, [u8]>),
+}
+
+/// Streams every source of `plan` into temporaries for `targets` and commits them (see
+/// the module docs). Creates OUTDIR and its missing parents first; removes those again,
+/// where still empty, if the run fails.
+fn stream_outputs(
+    args: &RunArgs,
+    targets: &[Target],
+    plan: &Streaming,
+    inputs: Vec<Source>,
+) -> Result<()> {
+    if targets.len() != plan.outputs().len() {
+        bail!(
+            "the model gave {} outputs but declares {}",
+            plan.outputs().len(),
+            targets.len()
+        );
+    }
+    in_created_dirs(&args.output_dir, || {
+        stream_and_commit(&args.model, targets, plan, inputs)
     })
+}
+
+/// Removes stale temporaries, streams each source into its outputs' temporaries, and
+/// commits them all in declaration order.
+fn stream_and_commit(
+    model: &Path,
+    targets: &[Target],
+    plan: &Streaming,
+    mut inputs: Vec<Source>,
+) -> Result<()> {
+    output::remove_stale_temporaries(targets);
+    let mut staged: Vec<Option<Staged>> = targets.iter().map(|_| None).collect();
+    let mut scratch = Scratch::new();
+    for (s, source) in plan.sources().iter().enumerate() {
+        let feed = match source.kind {
+            SourceKind::Input => {
+                let i = inputs
+                    .iter()
+                    .position(|f| f.name == source.name)
+                    .ok_or_else(|| anyhow!("input {:?} was not opened", source.name))?;
+                let mut input = inputs.swap_remove(i);
+                if input.file.header.fortran_order && input.shape.len() > 1 {
+                    let path = input.file.path.clone();
+                    Feed::Memory(Cow::Owned(read_data(&mut input).map_err(|e| at(&path, e))?))
+                } else {
+                    Feed::File(input)
+                }
+            }
+            _ => Feed::Memory(Cow::Borrowed(plan.initializer_bytes(s).unwrap_or_default())),
+        };
+        let written = stream_source(model, targets, plan, s, feed, &mut scratch)?;
+        for (&o, done) in plan.outputs_of(s).iter().zip(written) {
+            staged[o] = Some(done);
+        }
+    }
+    for unused in inputs {
+        drain(unused)?;
+    }
+    interrupt::check()?;
+    let staged = staged
+        .into_iter()
+        .collect::<Option<Vec<Staged>>>()
+        .ok_or_else(|| anyhow!("the model's plan leaves an output without a source"))?;
+    output::commit_all(staged)
+}
+
+/// Streams source `s` of `plan`, read from `feed`, into new temporaries for its
+/// outputs ([`Streaming::outputs_of`]), each a `.npy` header then the data; returns
+/// them complete, in that order. Each chunk's input and output buffers and scratch
+/// total at most [`CHUNK_BYTES`], or [`MIN_CHUNK_ELEMENTS`] elements when a source has
+/// so many outputs that fewer would fit.
+fn stream_source(
+    model: &Path,
+    targets: &[Target],
+    plan: &Streaming,
+    s: usize,
+    mut feed: Feed<'_>,
+    scratch: &mut Scratch,
+) -> Result<Vec<Staged>> {
+    let source = &plan.sources()[s];
+    let outputs: Vec<&StreamOutput> = plan
+        .outputs_of(s)
+        .iter()
+        .map(|&o| &plan.outputs()[o])
+        .collect();
+    let in_size = element_size(source.data_type);
+    let out_sizes: Vec<usize> = outputs.iter().map(|o| element_size(o.data_type)).collect();
+    let per_element = in_size
+        .saturating_add(out_sizes.iter().sum())
+        .saturating_add(plan.scratch_bytes(1));
+    let chunk = (CHUNK_BYTES / per_element.max(1))
+        .max(MIN_CHUNK_ELEMENTS)
+        .min(source.elements);
+    let keep_open = outputs.len() <= OPEN_OUTPUTS;
+    let mut files = Vec::with_capacity(outputs.len());
+    for (&o, out) in plan.outputs_of(s).iter().zip(&outputs) {
+        interrupt::check()?;
+        let header = Header {
+            descr: output_element(out.data_type).descr(),
+            fortran_order: false,
+            shape: out.shape.iter().map(|&d| d as u64).collect(),
+        };
+        let mut file = Staging::create(&targets[o], keep_open)?;
+        file.append(&header.to_bytes())?;
+        files.push(file);
+    }
+    let mut input = match feed {
+        Feed::File(_) => vec![0u8; chunk * in_size],
+        Feed::Memory(_) => Vec::new(),
+    };
+    let mut buffers: Vec<Vec<u8>> = out_sizes
+        .iter()
+        .map(|&size| vec![0u8; chunk * size])
+        .collect();
+    let mut done = 0;
+    while done < source.elements {
+        let n = chunk.min(source.elements - done);
+        let (start, end) = (done * in_size, (done + n) * in_size);
+        let bytes: &[u8] = match &mut feed {
+            Feed::File(file) => {
+                let buf = &mut input[..n * in_size];
+                read_chunk(&mut file.file, buf, start as u64)
+                    .map_err(|e| at(&file.file.path, e))?;
+                buf
+            }
+            Feed::Memory(data) => data.get(start..end).ok_or_else(|| {
+                at(
+                    model,
+                    format!(
+                        "the data of {:?} holds {} bytes, but its shape needs {}",
+                        source.name,
+                        data.len(),
+                        source.elements * in_size
+                    ),
+                )
+            })?,
+        };
+        interrupt::check()?;
+        let mut slices: Vec<&mut [u8]> = buffers
+            .iter_mut()
+            .zip(&out_sizes)
+            .map(|(buf, &size)| &mut buf[..n * size])
+            .collect();
+        plan.run_chunk(s, bytes, &mut slices, scratch)
+            .map_err(|e| at(model, format!("run failed: {e}")))?;
+        for (file, slice) in files.iter_mut().zip(&slices) {
+            file.append(slice)?;
+        }
+        done += n;
+    }
+    files.into_iter().map(Staging::finish).collect()
 }
 
 /// Reorders the elements of a column-major array of `shape` into row-major order.
@@ -547,8 +822,14 @@ fn write_outputs(dir: &Path, targets: &[Target], outputs: &[(String, Tensor)]) -
             targets.len()
         );
     }
+    in_created_dirs(dir, || stage_and_commit(targets, outputs))
+}
+
+/// Creates `dir` and its missing parents, then runs `write`; removes those directories
+/// again, where still empty, if it fails.
+fn in_created_dirs(dir: &Path, write: impl FnOnce() -> Result<()>) -> Result<()> {
     let created = create_dirs(dir)?;
-    let result = stage_and_commit(targets, outputs);
+    let result = write();
     if result.is_err() {
         for made in created.iter().rev() {
             let _ = fs::remove_dir(made);
