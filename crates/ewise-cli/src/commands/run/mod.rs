@@ -1,0 +1,146 @@
+//! `ewise run`: an ONNX model over `.npy` inputs, one `.npy` file per graph output.
+//!
+//! Before any input data is read, and so before anything is computed or written:
+//! - the output names are checked (each must be a plain file name, each once);
+//! - every output path `OUTDIR/NAME.npy` is resolved as [`crate::output`] describes
+//!   (symbolic links followed to their final target) and refused, naming the file, if
+//!   OUTDIR is not a directory, the target exists and is not a regular file, this
+//!   process may not write it or create files beside it, it is a file this run reads
+//!   (the `.onnx` file, an input, or one of the model's external data files, by any
+//!   spelling, link or hard link), or two outputs resolve to one file (the same final
+//!   path, or the same existing file);
+//! - the inputs' names, element types and shapes are checked against the model's
+//!   declarations.
+//!
+//! With `--device cpu` (the default) the inputs are then streamed through the model
+//! ([`Model::streaming`]): each graph input or initializer that outputs derive from is
+//! read in chunks of a few MiB (its chunk's input, output and intermediate buffers
+//! together hold at most [`CHUNK_BYTES`] of data, or 4096 elements when it has very
+//! many outputs), each chunk computed and appended to the temporary file of every
+//! output derived from it. Memory is therefore bounded by the chunk size times the
+//! values alive at once, plus the model's own size (its initializers), not by the
+//! inputs' size; the exception is a column-major (`fortran_order`) input of more than
+//! one dimension, which is read and reordered whole, then streamed from memory. A given
+//! input that no output uses is not computed on (a pipe is read to its end).
+//!
+//! Outputs are written to temporary files beside their targets (each synced and
+//! closed when complete) and committed by [`crate::output::commit_all`]: all of them
+//! replace their targets, or on failure every target (in OUTDIR, or where a link in
+//! OUTDIR leads) is as it was; if restoring a file fails, the error says where its
+//! previous contents are. OUTDIR and its missing parents are created just before the
+//! first temporary, and removed again if the run then fails and they are still empty.
+//! A stop request (Ctrl-C) is honoured between chunks (with `--device gpu`: after each
+//! input is read), before each output file is begun and before the commit; what was
+//! written is then removed.
+//!
+//! Element types on disk: numeric types use numpy's type strings; bool is `|b1`; the
+//! types numpy lacks are raw items, as ml_dtypes saves them. An input the model declares
+//! as bfloat16 is read from a file of 2-byte items (`<V2`, `>V2`, `|V2`), one declared
+//! as a float8 type from 1-byte items (`|V1`, `<f1`); outputs of those types are
+//! written as `<V2` (bfloat16) and `|V1` (float8). Inputs in the other byte order are
+//! swapped and column-major (`fortran_order`) inputs reordered; outputs are always
+//! row-major in this machine's byte order.
+//!
+//! With `--device gpu` the model runs on the GPU (opened once, after the checks above
+//! and before any data is read), values staying there between nodes; it is not
+//! streamed: every input is read whole and every output held whole before it is
+//! written. The files written are byte for byte those of `--device cpu`.
+
+mod feed;
+mod inputs;
+mod outputs;
+mod stream;
+mod whole;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+use ewise_onnx::{dtype, DataType, Model};
+
+use crate::cli::{DeviceKind, RunArgs};
+use crate::interrupt;
+use crate::paths::at;
+
+use inputs::{open_inputs, read_tensor, Source};
+use outputs::{output_paths, plan_outputs};
+use stream::stream_outputs;
+use whole::write_outputs;
+
+/// Runs `ewise run`.
+pub fn run(args: &RunArgs) -> Result<()> {
+    let model = load(&args.model)?.with_nan_policy(args.nan.into());
+    let dests = output_paths(&model, &args.output_dir)?;
+    let targets = plan_outputs(&args.output_dir, &model, &dests, &files_read(args, &model))?;
+    let sources = open_inputs(&model, &args.inputs)?;
+    let described: Vec<(&str, DataType, &[usize])> = sources
+        .iter()
+        .map(|s| (s.name.as_str(), s.data_type, s.shape.as_slice()))
+        .collect();
+    model.check_inputs(&described).map_err(|e| anyhow!("{e}"))?;
+    if args.device == DeviceKind::Cpu {
+        let plan = model
+            .streaming(&described)
+            .map_err(|e| plan_error(&args.model, &sources, e))?;
+        return stream_outputs(args, &targets, &plan, sources);
+    }
+    let model = model.with_gpu(crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?);
+    let mut inputs = Vec::with_capacity(sources.len());
+    for source in sources {
+        interrupt::check()?;
+        let path = source.file.path.clone();
+        let name = source.name.clone();
+        inputs.push((name, read_tensor(source).map_err(|e| at(&path, e))?));
+    }
+    interrupt::check()?;
+    let outputs = model
+        .run(inputs)
+        .map_err(|e| at(&args.model, format!("run failed: {e}")))?;
+    write_outputs(&args.output_dir, &targets, &outputs)
+}
+
+/// The error for a plan [`Model::streaming`] refused: an input too large for this
+/// machine is named with its file, as when it is read whole.
+fn plan_error(model: &Path, sources: &[Source], e: ewise_onnx::Error) -> anyhow::Error {
+    match e {
+        ewise_onnx::Error::TooLarge { what, shape, limit } => {
+            match sources
+                .iter()
+                .find(|s| what == format!("input {:?}", s.name))
+            {
+                Some(s) => at(
+                    &s.file.path,
+                    format!(
+                        "input {:?} of {} with shape {shape} is too large ({limit})",
+                        s.name,
+                        dtype::name(s.data_type)
+                    ),
+                ),
+                None => at(
+                    model,
+                    format!("{what} with shape {shape} is too large ({limit})"),
+                ),
+            }
+        }
+        e => at(model, format!("run failed: {e}")),
+    }
+}
+
+/// Every file this run reads: the model, its external data files and the inputs.
+fn files_read(args: &RunArgs, model: &Model) -> Vec<(PathBuf, &'static str)> {
+    let mut files = vec![(args.model.clone(), "the model")];
+    files.extend(
+        model
+            .data_files()
+            .iter()
+            .map(|p| (p.clone(), "external data of the model")),
+    );
+    files.extend(args.inputs.iter().map(|(_, p)| (p.clone(), "an input")));
+    files
+}
+
+fn load(path: &Path) -> Result<Model> {
+    Model::load(path).map_err(|e| match e {
+        ewise_onnx::Error::Io { .. } | ewise_onnx::Error::Decode { .. } => anyhow!("{e}"),
+        e => at(path, e),
+    })
+}
