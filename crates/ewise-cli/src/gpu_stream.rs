@@ -68,7 +68,8 @@ impl ChunkEnds for ToFile<'_> {
         Ok(())
     }
 
-    fn write(&mut self, _start: u64, bytes: &[u8]) -> Result<()> {
+    fn write(&mut self, _start: u64, outputs: &[&[u8]]) -> Result<()> {
+        let bytes = only(outputs)?;
         if self.output.needs_swap() {
             self.swapped.clear();
             self.swapped.extend_from_slice(bytes);
@@ -142,8 +143,10 @@ impl ChunkEnds for InPlace<'_> {
         Ok(())
     }
 
-    fn write(&mut self, start: u64, bytes: &[u8]) -> Result<()> {
+    fn write(&mut self, start: u64, outputs: &[&[u8]]) -> Result<()> {
         use std::os::unix::fs::FileExt;
+
+        let bytes = only(outputs)?;
 
         let size = self.input.element.size();
         let data = if self.input.element.needs_swap() {
@@ -205,4 +208,15 @@ pub fn transform_in_place(input: &NpyInput, _: &mut GpuKernels, _: &Progress) ->
         &input.path,
         "--in-place is only available on Unix systems",
     ))
+}
+
+/// The one output of a one-step stream's chunk.
+fn only<'a>(outputs: &[&'a [u8]]) -> Result<&'a [u8]> {
+    match outputs {
+        [bytes] => Ok(bytes),
+        _ => anyhow::bail!(
+            "a one-operator GPU stream gave {} outputs for a chunk",
+            outputs.len()
+        ),
+    }
 }

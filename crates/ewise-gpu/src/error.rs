@@ -91,6 +91,12 @@ pub enum GpuError {
         /// What they were for.
         during: &'static str,
     },
+    /// A [`crate::stream::StreamProgram`] whose steps do not fit together.
+    #[error("invalid stream program: {reason}")]
+    InvalidProgram {
+        /// What is wrong.
+        reason: String,
+    },
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("wgpu error while {during}: {message}")]
     Wgpu {

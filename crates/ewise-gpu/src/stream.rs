@@ -1,9 +1,10 @@
-//! Streaming an operator over any number of elements, chunk by chunk, through a ring of
-//! GPU buffers: while the GPU uploads, computes and downloads one chunk, the caller's
-//! [`ChunkEnds`] reads the next one in and writes the previous one out. Memory stays
-//! bounded whatever the count: on the host one staging buffer of at most one chunk
-//! (plus the caller's own), on the GPU [`SLOTS`] sets of three buffers of at most one
-//! chunk each.
+//! Streaming an operator, or a [`StreamProgram`] of them, over any number of elements,
+//! chunk by chunk, through a ring of GPU buffers: while the GPU uploads, computes and
+//! downloads one chunk, the caller's [`ChunkEnds`] reads the next one in and writes the
+//! previous one out. Memory stays bounded whatever the count: on the host one staging
+//! buffer of at most one chunk (plus the caller's own), on the GPU [`SLOTS`] sets of
+//! buffers of one chunk each (the input, each output, each scratch buffer of the
+//! program, and one download buffer holding every output).
 //!
 //! ```no_run
 //! use ewise_core::{DataType, NanPolicy};
@@ -23,9 +24,9 @@
 //!         bytes.copy_from_slice(&self.input[at..at + bytes.len()]);
 //!         Ok(())
 //!     }
-//!     fn write(&mut self, start: u64, bytes: &[u8]) -> Result<(), GpuError> {
+//!     fn write(&mut self, start: u64, outputs: &[&[u8]]) -> Result<(), GpuError> {
 //!         let at = start as usize * 4;
-//!         self.output[at..at + bytes.len()].copy_from_slice(bytes);
+//!         self.output[at..at + outputs[0].len()].copy_from_slice(outputs[0]);
 //!         Ok(())
 //!     }
 //!     fn stop_before(&mut self, _start: u64) -> Result<bool, GpuError> {
@@ -44,6 +45,8 @@
 //! # Ok::<(), GpuError>(())
 //! ```
 
+mod program;
+
 use std::sync::mpsc::{self, Receiver};
 
 use ewise_core::layout::no_kernel;
@@ -53,6 +56,8 @@ use crate::buffer::GpuBuffer;
 use crate::device::{self, GpuDevice};
 use crate::error::{GpuError, Result};
 use crate::operator::GpuCompiledOperator;
+use program::element_size;
+pub use program::{Place, ProgramStep, StreamProgram};
 
 /// Bytes of input per chunk that suit most uses: large enough that per-chunk costs
 /// vanish, small enough that the buffers of a stream stay a few tens of MiB.
@@ -99,10 +104,10 @@ pub trait ChunkEnds {
     /// number of input elements). Chunks are read in order, each once.
     fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<(), Self::Error>;
 
-    /// Takes the results for the elements from `start` on (`bytes.len()` is a whole
-    /// number of output elements). Chunks are written in order, each once, after they
-    /// were read.
-    fn write(&mut self, start: u64, bytes: &[u8]) -> Result<(), Self::Error>;
+    /// Takes the results for the elements from `start` on: one slice per output of the
+    /// stream's program, in order, each the same number of elements of that output's
+    /// type. Chunks are written in order, each once, after they were read.
+    fn write(&mut self, start: u64, outputs: &[&[u8]]) -> Result<(), Self::Error>;
 
     /// Whether to read no more: asked before reading each chunk (`start` is its first
     /// element), never again once it says `true`. The chunks already read are then
@@ -110,23 +115,24 @@ pub trait ChunkEnds {
     fn stop_before(&mut self, start: u64) -> Result<bool, Self::Error>;
 }
 
-/// An operator applied to contiguous elements chunk by chunk on a GPU, any number of
-/// times. It keeps what it builds between runs: the staging buffers, the GPU buffers
-/// and the operators compiled for the latest chunk lengths.
+/// A [`StreamProgram`] (often one operator) applied to contiguous elements chunk by
+/// chunk on a GPU, any number of times. It keeps what it builds between runs: the
+/// staging buffer, the GPU buffers and the operators compiled for the latest chunk
+/// lengths.
 ///
 /// Made on a device from another process (a fork), every run fails with
 /// [`GpuError::Forked`], and dropping it leaks its wgpu objects.
 #[derive(Debug)]
 pub struct GpuStream {
     device: GpuDevice,
-    op: StreamOp,
-    types: (DataType, DataType),
-    /// Input and output element sizes in bytes.
-    sizes: (usize, usize),
+    program: StreamProgram,
+    /// Input element size, and each output's, in bytes.
+    in_size: usize,
+    out_sizes: Vec<usize>,
     /// Elements per chunk.
     chunk: usize,
-    /// Compiled operators by chunk length, most recently used first.
-    compiled: Vec<(usize, GpuCompiledOperator)>,
+    /// Compiled operators (one per step) by chunk length, most recently used first.
+    compiled: Vec<(usize, Vec<GpuCompiledOperator>)>,
     slots: Vec<Slot>,
     /// The host staging buffer that chunks are read into and uploaded from.
     host: Vec<u8>,
@@ -144,11 +150,8 @@ impl Drop for GpuStream {
 
 impl GpuStream {
     /// A stream applying `op` to `input` elements, giving `output` elements (the input
-    /// type for SIGN; `uint8` or `bool` for IS_INFINITY), in chunks of `chunk_bytes`
-    /// bytes of input rounded down to whole elements (at least one element, at most
-    /// `u32::MAX`). The operator is validated as a 1-D tensor at the device's feature
-    /// level and extensions (the errors of [`GpuDevice::create_operator`]); nothing is
-    /// allocated until the first run.
+    /// type for SIGN; `uint8` or `bool` for IS_INFINITY): [`GpuStream::program`] of
+    /// [`StreamProgram::single`].
     pub fn new(
         device: &GpuDevice,
         op: StreamOp,
@@ -158,19 +161,42 @@ impl GpuStream {
     ) -> Result<GpuStream> {
         let desc = op.chunk_desc(input, output, 1);
         device.create_operator(&desc)?;
-        let size = |t: DataType| {
-            t.size_in_bytes()
-                .and_then(|s| usize::try_from(s).ok())
-                .ok_or_else(|| GpuError::Op(no_kernel(desc.operator_type(), t)))
-        };
-        let sizes = (size(input)?, size(output)?);
+        if let Some(t) = [input, output]
+            .into_iter()
+            .find(|t| t.size_in_bytes().is_none())
+        {
+            return Err(GpuError::Op(no_kernel(desc.operator_type(), t)));
+        }
+        let program = StreamProgram::single(op, input, output);
+        GpuStream::program(device, program, chunk_bytes)
+    }
+
+    /// A stream running `program` over chunks of `chunk_bytes` bytes of input rounded
+    /// down to whole elements (at least one element, at most `u32::MAX`). Every step is
+    /// validated as a 1-D operator at the device's feature level and extensions (the
+    /// errors of [`GpuDevice::create_operator`]); nothing is allocated until the first
+    /// run.
+    pub fn program(
+        device: &GpuDevice,
+        program: StreamProgram,
+        chunk_bytes: usize,
+    ) -> Result<GpuStream> {
+        for step in program.steps() {
+            device.create_operator(&step.op.chunk_desc(step.input_type, step.output_type, 1))?;
+        }
+        let in_size = element_size(program.input())?;
+        let out_sizes = program
+            .outputs()
+            .iter()
+            .map(|&t| element_size(t))
+            .collect::<Result<Vec<usize>>>()?;
         let most = usize::try_from(u32::MAX).unwrap_or(usize::MAX);
         Ok(GpuStream {
             device: device.clone(),
-            op,
-            types: (input, output),
-            sizes,
-            chunk: (chunk_bytes / sizes.0).clamp(1, most),
+            program,
+            in_size,
+            out_sizes,
+            chunk: (chunk_bytes / in_size).clamp(1, most),
             compiled: Vec::new(),
             slots: Vec::new(),
             host: Vec::new(),
@@ -182,19 +208,14 @@ impl GpuStream {
         &self.device
     }
 
-    /// The operator it applies.
-    pub fn op(&self) -> StreamOp {
-        self.op
+    /// The program it runs on every chunk.
+    pub fn stream_program(&self) -> &StreamProgram {
+        &self.program
     }
 
     /// The input element type.
     pub fn input_type(&self) -> DataType {
-        self.types.0
-    }
-
-    /// The output element type.
-    pub fn output_type(&self) -> DataType {
-        self.types.1
+        self.program.input()
     }
 
     /// Elements per chunk.
@@ -203,7 +224,7 @@ impl GpuStream {
     }
 
     /// Moves `count` elements through the GPU: reads them from `ends` chunk by chunk,
-    /// applies the operator and writes the results to `ends`, in order. Returns how many
+    /// runs the program and writes the results to `ends`, in order. Returns how many
     /// elements were written: `count`, or fewer when [`ChunkEnds::stop_before`] stopped
     /// the run. The first error of `ends` or of the GPU ends the run at once and is
     /// returned; the chunks then in flight are dropped, unwritten.
@@ -231,7 +252,7 @@ impl GpuStream {
         if count == 0 {
             return Ok(0);
         }
-        let (in_size, out_size) = self.sizes;
+        let in_size = self.in_size;
         let chunk = usize::try_from(count).map_or(self.chunk, |c| c.min(self.chunk));
         if self.slots.iter().any(|s| s.capacity < chunk) {
             self.release();
@@ -248,7 +269,7 @@ impl GpuStream {
         loop {
             if active < SLOTS && next < count && !stopped {
                 if self.slots.len() == active {
-                    self.slots.push(Slot::new(&device, chunk, self.sizes)?);
+                    self.slots.push(Slot::new(&device, chunk, &self.program)?);
                 }
                 active += 1;
             }
@@ -259,7 +280,7 @@ impl GpuStream {
             turn += 1;
             let slot = &self.slots[k];
             if let Some(done) = in_flight[k].take() {
-                written += finish(&device, slot, done, out_size, ends)?;
+                written += finish(&device, slot, done, &self.out_sizes, ends)?;
             }
             if next < count && !stopped {
                 stopped = ends.stop_before(next)?;
@@ -272,11 +293,7 @@ impl GpuStream {
             }
             let n = chunk.min(usize::try_from(count - next).unwrap_or(usize::MAX));
             ends.read(next, &mut self.host[..n * in_size])?;
-            let operator = compiled(&mut self.compiled, &device, self.op, self.types, n)?;
-            let (in_total, out_total) = (
-                operator.input_desc().total_tensor_size_in_bytes,
-                operator.output_desc().total_tensor_size_in_bytes,
-            );
+            let operators = compiled(&mut self.compiled, &device, &self.program, n)?;
             let host = &self.host[..words(n * in_size)];
             device.catch("uploading a chunk", || {
                 device
@@ -286,21 +303,43 @@ impl GpuStream {
             let mut encoder = wgpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("ewise stream"),
             });
-            operator.record(
-                &mut encoder,
-                &[&slot.input, &slot.output],
-                &[BufferBinding::new(0, 0, in_total)],
-                &[BufferBinding::new(1, 0, out_total)],
-            )?;
-            let out_words = words(n * out_size) as u64;
-            let submission = device.catch("submitting a chunk", || {
-                encoder.copy_buffer_to_buffer(
-                    slot.output.wgpu_buffer(),
-                    0,
-                    &slot.download,
-                    0,
-                    out_words,
+            for (step, operator) in self.program.steps().iter().zip(operators) {
+                let (in_total, out_total) = (
+                    operator.input_desc().total_tensor_size_in_bytes,
+                    operator.output_desc().total_tensor_size_in_bytes,
                 );
+                let (from, to) = (slot.buffer(step.from), slot.buffer(step.to));
+                if step.from == step.to {
+                    operator.record(
+                        &mut encoder,
+                        &[from],
+                        &[BufferBinding::new(0, 0, in_total)],
+                        &[BufferBinding::new(0, 0, out_total)],
+                    )?;
+                } else {
+                    operator.record(
+                        &mut encoder,
+                        &[from, to],
+                        &[BufferBinding::new(0, 0, in_total)],
+                        &[BufferBinding::new(1, 0, out_total)],
+                    )?;
+                }
+            }
+            let submission = device.catch("submitting a chunk", || {
+                for (k, (&size, &at)) in self.out_sizes.iter().zip(&slot.regions).enumerate() {
+                    let from = slot.buffer(if self.program.is_copy(k) {
+                        Place::Input
+                    } else {
+                        Place::Output(k)
+                    });
+                    encoder.copy_buffer_to_buffer(
+                        from.wgpu_buffer(),
+                        0,
+                        &slot.download,
+                        at,
+                        words(n * size) as u64,
+                    );
+                }
                 device.wgpu_queue().submit([encoder.finish()])
             })?;
             in_flight[k] = Some(InFlight {
@@ -319,6 +358,12 @@ fn words(bytes: usize) -> usize {
     bytes.div_ceil(4).max(1) * 4
 }
 
+/// `bytes` rounded up to [`wgpu::MAP_ALIGNMENT`], so that regions of one download
+/// buffer can be read separately.
+fn mappable(bytes: usize) -> u64 {
+    (bytes as u64).div_ceil(wgpu::MAP_ALIGNMENT) * wgpu::MAP_ALIGNMENT
+}
+
 /// Makes `host` `len` bytes long, allocating fallibly.
 fn grow(host: &mut Vec<u8>, len: usize) -> Result<()> {
     if host.len() < len {
@@ -332,62 +377,100 @@ fn grow(host: &mut Vec<u8>, len: usize) -> Result<()> {
     Ok(())
 }
 
-/// The operator for a chunk of `len` elements from `cache`, compiled on first use; the
-/// cache keeps the latest [`KEPT_LENGTHS`] lengths.
+/// The operators of `program`'s steps for a chunk of `len` elements, from `cache`,
+/// compiled on first use; the cache keeps the latest [`KEPT_LENGTHS`] lengths.
 fn compiled<'a>(
-    cache: &'a mut Vec<(usize, GpuCompiledOperator)>,
+    cache: &'a mut Vec<(usize, Vec<GpuCompiledOperator>)>,
     device: &GpuDevice,
-    op: StreamOp,
-    (input, output): (DataType, DataType),
+    program: &StreamProgram,
     len: usize,
-) -> Result<&'a GpuCompiledOperator> {
+) -> Result<&'a [GpuCompiledOperator]> {
     match cache.iter().position(|(n, _)| *n == len) {
         Some(i) => cache[..=i].rotate_right(1),
         None => {
             let size = u32::try_from(len).unwrap_or(u32::MAX);
-            let mut operator = device.create_operator(&op.chunk_desc(input, output, size))?;
-            if let StreamOp::Sign(policy) = op {
-                operator = operator.with_nan_policy(policy);
-            }
-            cache.insert(0, (len, operator.compile()?));
+            let operators = program
+                .steps()
+                .iter()
+                .map(|step| {
+                    let desc = step.op.chunk_desc(step.input_type, step.output_type, size);
+                    let mut operator = device.create_operator(&desc)?;
+                    if let StreamOp::Sign(policy) = step.op {
+                        operator = operator.with_nan_policy(policy);
+                    }
+                    operator.compile()
+                })
+                .collect::<Result<Vec<_>>>()?;
+            cache.insert(0, (len, operators));
             cache.truncate(KEPT_LENGTHS);
         }
     }
     Ok(&cache[0].1)
 }
 
-/// One chunk's GPU buffers: the queue uploads it to `input`, the operator writes
-/// `output`, which is copied to `download` to be read.
+/// One chunk's GPU buffers: the queue uploads it to `input`, the steps write `outputs`
+/// (through `scratch`), which are copied to their regions of `download` to be read.
 #[derive(Debug)]
 struct Slot {
     input: GpuBuffer,
-    output: GpuBuffer,
+    /// Per output: its buffer; the input's for an output that is a copy of it.
+    outputs: Vec<GpuBuffer>,
+    scratch: Vec<GpuBuffer>,
     download: wgpu::Buffer,
+    /// Per output: the offset of its region of `download`.
+    regions: Vec<u64>,
     /// Elements it holds.
     capacity: usize,
 }
 
 impl Slot {
-    fn new(
-        device: &GpuDevice,
-        capacity: usize,
-        (in_size, out_size): (usize, usize),
-    ) -> Result<Slot> {
+    fn new(device: &GpuDevice, capacity: usize, program: &StreamProgram) -> Result<Slot> {
+        let input_size = element_size(program.input())?;
+        let input = GpuBuffer::zeroed(device, words(capacity * input_size) as u64)?;
+        let mut outputs = Vec::with_capacity(program.outputs().len());
+        let mut regions = Vec::with_capacity(program.outputs().len());
+        let mut download_len = 0u64;
+        for (k, &t) in program.outputs().iter().enumerate() {
+            let bytes = words(capacity * element_size(t)?);
+            outputs.push(if program.is_copy(k) {
+                input.clone()
+            } else {
+                GpuBuffer::zeroed(device, bytes as u64)?
+            });
+            regions.push(download_len);
+            download_len += mappable(bytes);
+        }
+        let scratch = program
+            .scratch_widths()
+            .iter()
+            .map(|&width| GpuBuffer::zeroed(device, words(capacity * width) as u64))
+            .collect::<Result<Vec<_>>>()?;
         let wgpu_device = device.wgpu_device();
         let download = device.catch("creating a download buffer", || {
             wgpu_device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("ewise stream download"),
-                size: words(capacity * out_size) as u64,
+                size: download_len.max(wgpu::MAP_ALIGNMENT),
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })
         })?;
         Ok(Slot {
-            input: GpuBuffer::zeroed(device, words(capacity * in_size) as u64)?,
-            output: GpuBuffer::zeroed(device, words(capacity * out_size) as u64)?,
+            input,
+            outputs,
+            scratch,
             download,
+            regions,
             capacity,
         })
+    }
+
+    /// The buffer at `place`.
+    fn buffer(&self, place: Place) -> &GpuBuffer {
+        match place {
+            Place::Input => &self.input,
+            Place::Output(k) => &self.outputs[k],
+            Place::Scratch(x) => &self.scratch[x],
+        }
     }
 }
 
@@ -417,7 +500,7 @@ fn finish<E: ChunkEnds>(
     device: &GpuDevice,
     slot: &Slot,
     done: InFlight,
-    out_size: usize,
+    out_sizes: &[usize],
     ends: &mut E,
 ) -> Result<u64, E::Error> {
     let during = "downloading a chunk";
@@ -427,7 +510,12 @@ fn finish<E: ChunkEnds>(
             .download
             .get_mapped_range(..)
             .map_err(|e| wgpu_error(during, e))?;
-        ends.write(done.start, &view[..done.len * out_size])?;
+        let outputs: Vec<&[u8]> = out_sizes
+            .iter()
+            .zip(&slot.regions)
+            .map(|(&size, &at)| &view[at as usize..at as usize + done.len * size])
+            .collect();
+        ends.write(done.start, &outputs)?;
     }
     slot.download.unmap();
     Ok(done.len as u64)

@@ -109,8 +109,8 @@ impl ChunkEnds for Zeros {
         Ok(())
     }
 
-    fn write(&mut self, _: u64, bytes: &[u8]) -> Result<(), GpuError> {
-        assert!(bytes.iter().all(|&b| b == 0));
+    fn write(&mut self, _: u64, outputs: &[&[u8]]) -> Result<(), GpuError> {
+        assert!(outputs.iter().all(|bytes| bytes.iter().all(|&b| b == 0)));
         Ok(())
     }
 
@@ -129,7 +129,7 @@ impl ChunkEnds for Never {
         panic!("a forked stream read a chunk")
     }
 
-    fn write(&mut self, _: u64, _: &[u8]) -> Result<(), GpuError> {
+    fn write(&mut self, _: u64, _: &[&[u8]]) -> Result<(), GpuError> {
         panic!("a forked stream wrote a chunk")
     }
 

@@ -76,7 +76,10 @@ impl ChunkEnds for Slices {
         Ok(())
     }
 
-    fn write(&mut self, start: u64, bytes: &[u8]) -> Result<(), Failure> {
+    fn write(&mut self, start: u64, outputs: &[&[u8]]) -> Result<(), Failure> {
+        let [bytes] = outputs else {
+            panic!("{} outputs for a one-step program", outputs.len())
+        };
         self.check("write", start)?;
         assert_eq!(bytes.len() % self.sizes.1, 0);
         let at = start as usize * self.sizes.1;
@@ -184,8 +187,8 @@ fn expected(op: StreamOp, (t, out): (DataType, DataType), input: &[u8]) -> Vec<u
 
 /// Runs `count` elements through `stream` and checks the calls and the bits.
 fn run_and_compare(stream: &mut GpuStream, count: usize, seed: u64) {
-    let types = (stream.input_type(), stream.output_type());
-    let op = stream.op();
+    let step = stream.stream_program().steps()[0];
+    let (types, op) = ((step.input_type, step.output_type), step.op);
     let data = input(types.0, count, seed);
     let want = expected(op, types, &data);
     let mut ends = Slices::new(data, (size(types.0), size(types.1)));
@@ -261,7 +264,11 @@ fn a_stopped_run_writes_exactly_the_chunks_it_read() {
     let c = stream.chunk_elements() as u64;
     let count = 6 * c + 5;
     let data = input(Float32, count as usize, 7);
-    let want = expected(stream.op(), (Float32, Float32), &data);
+    let want = expected(
+        stream.stream_program().steps()[0].op,
+        (Float32, Float32),
+        &data,
+    );
     for stop in [0, c, 3 * c, 6 * c] {
         let mut ends = Slices::new(data.clone(), (4, 4));
         ends.stop_at = Some(stop);
@@ -346,7 +353,10 @@ impl ChunkEnds for Counting {
         Ok(())
     }
 
-    fn write(&mut self, start: u64, bytes: &[u8]) -> Result<(), GpuError> {
+    fn write(&mut self, start: u64, outputs: &[&[u8]]) -> Result<(), GpuError> {
+        let [bytes] = outputs else {
+            panic!("{} outputs for a one-step program", outputs.len())
+        };
         assert_eq!(start, self.next_write);
         for (k, &b) in bytes.iter().enumerate() {
             let x = (start + k as u64) as u8 as i8;

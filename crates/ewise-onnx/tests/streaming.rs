@@ -103,9 +103,88 @@ fn streamed(
         .collect()
 }
 
+/// Elements from one slice, results into one vector per output.
+#[cfg(feature = "gpu")]
+struct Ends<'a> {
+    input: &'a [u8],
+    size: usize,
+    outputs: Vec<Vec<u8>>,
+}
+
+#[cfg(feature = "gpu")]
+impl ewise_gpu::stream::ChunkEnds for Ends<'_> {
+    type Error = ewise_gpu::GpuError;
+
+    fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<(), Self::Error> {
+        let at = start as usize * self.size;
+        bytes.copy_from_slice(&self.input[at..at + bytes.len()]);
+        Ok(())
+    }
+
+    fn write(&mut self, _: u64, outputs: &[&[u8]]) -> Result<(), Self::Error> {
+        assert_eq!(outputs.len(), self.outputs.len());
+        for (all, chunk) in self.outputs.iter_mut().zip(outputs) {
+            all.extend_from_slice(chunk);
+        }
+        Ok(())
+    }
+
+    fn stop_before(&mut self, _: u64) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+}
+
+/// Every graph output computed on the GPU, each source through its own
+/// [`Streaming::gpu_stream`] in chunks of `chunk_bytes`; `None` without a GPU.
+#[cfg(feature = "gpu")]
+fn gpu_streamed(
+    streaming: &Streaming,
+    inputs: &[(&str, Tensor)],
+    chunk_bytes: usize,
+) -> Option<Vec<(String, Tensor)>> {
+    let device = common::gpu::gpu()?;
+    let mut results: Vec<Option<Vec<u8>>> = streaming.outputs().iter().map(|_| None).collect();
+    for (s, source) in streaming.sources().iter().enumerate() {
+        let data = match source.kind {
+            SourceKind::Input => inputs
+                .iter()
+                .find(|(n, _)| *n == source.name)
+                .unwrap()
+                .1
+                .data
+                .as_slice(),
+            _ => streaming.initializer_bytes(s).unwrap(),
+        };
+        let mut stream = streaming.gpu_stream(s, device, chunk_bytes).unwrap();
+        let mine = streaming.outputs_of(s);
+        let mut ends = Ends {
+            input: data,
+            size: source.data_type.size_in_bytes().unwrap() as usize,
+            outputs: mine.iter().map(|_| Vec::new()).collect(),
+        };
+        let written = stream.run(source.elements as u64, &mut ends).unwrap();
+        assert_eq!(written, source.elements as u64);
+        for (&o, bytes) in mine.iter().zip(ends.outputs) {
+            results[o] = Some(bytes);
+        }
+    }
+    Some(
+        streaming
+            .outputs()
+            .iter()
+            .zip(results)
+            .map(|(o, data)| {
+                let t = Tensor::new(o.data_type, o.shape.clone(), data.unwrap()).unwrap();
+                (o.name.clone(), t)
+            })
+            .collect(),
+    )
+}
+
 /// Runs `model` whole and chunk by chunk at every length of [`CHUNKS`] (with a fresh
-/// scratch and with one shared across lengths) and requires the same outputs, bit for
-/// bit; returns the plan.
+/// scratch and with one shared across lengths), and with the `gpu` feature through
+/// GPU streams in chunks of 7 elements and of the default size, and requires the same
+/// outputs, bit for bit; returns the plan.
 fn agrees(model: &Model, inputs: &[(&str, Tensor)]) -> Streaming {
     let whole = model.run(inputs.iter().cloned()).unwrap();
     let descs: Vec<(&str, DataType, &[usize])> = inputs
@@ -125,6 +204,21 @@ fn agrees(model: &Model, inputs: &[(&str, Tensor)]) -> Streaming {
         for scratch in [&mut Scratch::new(), &mut shared] {
             let got = streamed(&streaming, inputs, chunk, scratch);
             assert_eq!(got, whole, "chunks of {chunk}");
+        }
+    }
+    #[cfg(feature = "gpu")]
+    for elements in [7, usize::MAX] {
+        let widest = streaming
+            .sources()
+            .iter()
+            .map(|s| s.data_type.size_in_bytes().unwrap() as usize);
+        let chunk_bytes = elements.saturating_mul(widest.max().unwrap_or(1));
+        if let Some(got) = gpu_streamed(
+            &streaming,
+            inputs,
+            chunk_bytes.min(ewise_gpu::stream::DEFAULT_CHUNK_BYTES),
+        ) {
+            assert_eq!(got, whole, "GPU streams, {elements} elements per chunk");
         }
     }
     streaming

@@ -13,7 +13,7 @@
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use ewise_cpu::{BufferBinding, DataType, Extensions, NanPolicy, OperatorDesc};
-use ewise_gpu::stream::{ChunkEnds, GpuStream, StreamOp, DEFAULT_CHUNK_BYTES};
+use ewise_gpu::stream::{ChunkEnds, GpuStream, StreamOp, StreamProgram, DEFAULT_CHUNK_BYTES};
 use ewise_gpu::{GpuBuffer, GpuDevice, GpuError};
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
@@ -100,7 +100,12 @@ impl ChunkEnds for Ends<'_> {
         Ok(())
     }
 
-    fn write(&mut self, start: u64, bytes: &[u8]) -> Result<(), GpuError> {
+    fn write(&mut self, start: u64, outputs: &[&[u8]]) -> Result<(), GpuError> {
+        let [bytes] = outputs else {
+            return Err(GpuError::InvalidProgram {
+                reason: format!("{} outputs written for one array", outputs.len()),
+            });
+        };
         let at = start as usize * self.items.1;
         let to = match &mut self.spans {
             Spans::Separate { output, .. } => &mut output[at..at + bytes.len()],
@@ -190,7 +195,8 @@ fn run_stream(
     mut ends: Ends<'_>,
 ) -> Result<(), GpuError> {
     let mut shared = stream().lock().unwrap_or_else(PoisonError::into_inner);
-    let fits = |s: &GpuStream| s.op() == op && s.input_type() == input && s.output_type() == output;
+    let program = StreamProgram::single(op, input, output);
+    let fits = |s: &GpuStream| *s.stream_program() == program;
     let stream = match shared.take() {
         Some(s) if fits(&s) => shared.insert(s),
         _ => shared.insert(GpuStream::new(

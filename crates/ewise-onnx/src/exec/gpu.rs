@@ -133,7 +133,7 @@ fn download(device: &GpuDevice, buffer: &GpuBuffer, len: usize) -> Result<Vec<u8
 
 /// `node`'s failure as this crate's error: description and binding mistakes as on the
 /// CPU ([`Error::Kernel`]), the rest as [`Error::Gpu`].
-fn failure(node: impl Into<String>) -> impl FnOnce(GpuError) -> Error {
+pub(crate) fn failure(node: impl Into<String>) -> impl FnOnce(GpuError) -> Error {
     move |e| match e {
         GpuError::Op(source) => Error::Kernel {
             node: node.into(),
@@ -147,7 +147,7 @@ fn failure(node: impl Into<String>) -> impl FnOnce(GpuError) -> Error {
 }
 
 /// Refuses a device that cannot run every type and shape an ONNX model may use.
-fn check_device(device: &GpuDevice) -> Result<()> {
+pub(crate) fn check_device(device: &GpuDevice) -> Result<()> {
     let reason = if device.extensions() != Extensions::Enabled {
         Some(
             "it was built without the ewise extensions, which 0-d tensors, empty tensors, \

@@ -3,6 +3,9 @@
 //! same index of one graph input or initializer (its source), and any element range of
 //! a source gives the same range of every output derived from it.
 
+#[cfg(feature = "gpu")]
+mod gpu;
+
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -142,7 +145,9 @@ impl Program {
 /// [`crate::Model::run`] on the whole tensors: the same compiled ewise-cpu operators
 /// (over 1-d chunks), the model's NaN policy and each IsInf node's detection mode.
 ///
-/// Chunks always run on the CPU, also for a model given a GPU.
+/// Chunks run on the CPU with [`Streaming::run_chunk`], also for a model given a GPU;
+/// with the `gpu` feature, `Streaming::gpu_stream` runs a source's chunks on a GPU
+/// instead, with the same bits.
 ///
 /// ```
 /// # use ewise_onnx::proto::{self, Message};

@@ -8,6 +8,9 @@ use ewise_onnx::proto::{
 };
 use ewise_onnx::{Model, Result};
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
 pub const FLOAT: i32 = 1;
 pub const UINT8: i32 = 2;
 pub const INT8: i32 = 3;
