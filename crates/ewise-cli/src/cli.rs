@@ -56,7 +56,21 @@ Examples:
   ewise run bf16_model.onnx -i x=bf16.npy -o out/
       an input the model declares as bfloat16 is read from raw 2-byte items ('<V2',
       as ml_dtypes saves it), float8 from 1-byte items ('<f1', '|V1'); such outputs
-      are written as '<V2' (bfloat16) and '|V1' (float8), bool outputs as '|b1'";
+      are written as '<V2' (bfloat16) and '|V1' (float8), bool outputs as '|b1'
+  ewise run model.onnx -i x=huge.npy -o out/ --chunk-size 64Mi
+      fewer, larger chunks: memory near 64 MiB instead of 4 MiB
+
+Memory:
+  Inputs are read and outputs written chunk by chunk, so memory does not grow with
+  the data's size. A chunk holds --chunk-size bytes at most: the elements of one
+  graph input (or initializer) and the same elements of every output and
+  intermediate value computed from it (the values alive at once between that input
+  and its outputs). The process holds about one chunk (two with --device gpu: the
+  chunk read and its upload buffer; the GPU holds two chunks in flight), plus the
+  model's own size (its initializers, read whole), plus about 10 MiB for the
+  program itself. Exceptions: a column-major (fortran_order) input that is a pipe
+  rather than a regular file is read whole, and a source with so many outputs that
+  4096 elements of each exceed the default chunk size gets 4096-element chunks.";
 
 const ONNX_TEST_EXAMPLES: &str = "\
 Examples:
@@ -223,6 +237,14 @@ pub struct RunArgs {
     /// Where the graph runs (on gpu, values stay on the GPU between nodes).
     #[arg(long, value_enum, env = DEVICE_ENV, default_value_t = DeviceKind::Cpu)]
     pub device: DeviceKind,
+    /// Bytes of data one chunk holds: a chunk of a graph input (or initializer) and the
+    /// same elements of every value computed from it, intermediate values included.
+    /// Memory stays near this size whatever the inputs' size (see Memory below).
+    /// Default 4Mi on the cpu, 16Mi on the gpu; accepted: 4Ki to 1Gi, written as a
+    /// number of bytes or with Ki, Mi or Gi; refused if it cannot hold one element of
+    /// each value alive at once, or (gpu) exceeds what the GPU can bind.
+    #[arg(long, value_name = "BYTES", value_parser = parse_chunk_size)]
+    pub chunk_size: Option<usize>,
 }
 
 /// Options of `ewise onnx-test`.
@@ -336,6 +358,33 @@ fn parse_named_input(s: &str) -> Result<(String, PathBuf), String> {
             "'{s}' is not NAME=FILE (the graph input's name, '=', and a .npy file)"
         )),
     }
+}
+
+/// A size written as a number of units, or with the suffix Ki, Mi or Gi (2^10, 2^20,
+/// 2^30 units); `None` for anything else or a value beyond `u64`.
+pub fn parse_scaled(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let (digits, scale) = [("Gi", 1u64 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)]
+        .into_iter()
+        .find_map(|(suffix, scale)| t.strip_suffix(suffix).map(|d| (d, scale)))
+        .unwrap_or((t, 1));
+    digits.parse::<u64>().ok()?.checked_mul(scale)
+}
+
+/// The smallest `--chunk-size` of `ewise run`.
+pub const MIN_CHUNK_SIZE: u64 = 4 << 10;
+
+/// The largest `--chunk-size` of `ewise run`.
+pub const MAX_CHUNK_SIZE: u64 = 1 << 30;
+
+/// Parses a `--chunk-size` value: [`MIN_CHUNK_SIZE`] to [`MAX_CHUNK_SIZE`] bytes.
+fn parse_chunk_size(s: &str) -> Result<usize, String> {
+    parse_scaled(s)
+        .filter(|n| (MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(n))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| {
+            format!("invalid chunk size '{s}' (accepted: 4Ki to 1Gi bytes, e.g. 65536, 256Ki, 4Mi, 1Gi)")
+        })
 }
 
 /// Parses a `--threads` value: 0 (one per core) or 1 to [`ewise_cpu::max_threads`], the

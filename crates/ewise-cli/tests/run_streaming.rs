@@ -1,5 +1,6 @@
-//! `ewise run --device cpu` streams its inputs: a 64 MiB input runs in far less memory
-//! than the input, and the outputs hold exactly the values of the whole computation.
+//! `ewise run` streams its inputs, on the CPU and on a GPU: a 64 MiB input runs in far
+//! less memory than the input, memory follows `--chunk-size` rather than the data, and
+//! the outputs hold exactly the values of the whole computation.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -19,9 +20,8 @@ const N: usize = 16 << 20;
 /// The most resident memory the run may reach, in KiB.
 const PEAK_LIMIT_KIB: u64 = 48 << 10;
 
-/// `x -> Sign -> a -> Sign -> y` and `x -> IsInf -> z` over float32 `[N]`.
+/// `x -> Sign -> a -> Sign -> y` and `x -> IsInf -> z` over float32 of any shape.
 fn chain_model(path: &Path) {
-    let n = N as i64;
     let bytes = model_bytes(
         20,
         vec![
@@ -29,8 +29,8 @@ fn chain_model(path: &Path) {
             node("Sign", "a", "y", &[]),
             node("IsInf", "x", "z", &[]),
         ],
-        vec![value("x", FLOAT, Some(&[n]))],
-        vec![value("y", FLOAT, Some(&[n])), value("z", 9, Some(&[n]))],
+        vec![value("x", FLOAT, None)],
+        vec![value("y", FLOAT, None), value("z", 9, None)],
     );
     std::fs::write(path, bytes).unwrap();
 }
@@ -54,11 +54,11 @@ fn input_bits(i: usize) -> u32 {
     }
 }
 
-/// Writes `x.npy`: little-endian float32 `[N]` of [`input_bits`].
-fn write_input(path: &Path) {
+/// Writes little-endian float32 `[n]` of [`input_bits`].
+fn write_input(path: &Path, n: usize) {
     let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
-    out.write_all(&f32_header(N as u64)).unwrap();
-    for i in 0..N {
+    out.write_all(&f32_header(n as u64)).unwrap();
+    for i in 0..n {
         out.write_all(&input_bits(i).to_le_bytes()).unwrap();
     }
     out.flush().unwrap();
@@ -88,20 +88,15 @@ fn positions() -> Vec<usize> {
     at
 }
 
-#[test]
-fn a_64_mib_input_runs_in_less_memory_than_it_holds() {
-    let dir = temp_dir();
-    let model = dir.path().join("chain.onnx");
-    chain_model(&model);
-    let x = dir.path().join("x.npy");
-    write_input(&x);
-    let outdir = dir.path().join("out");
+/// Runs the chain model over `x` into `outdir` with `args`, watching the child's
+/// resident set; returns its peak in KiB.
+fn peak_of_run(model: &Path, x: &Path, outdir: &Path, args: &[&str]) -> u64 {
     let mut child = ewise_command()
         .args(["run", model.to_str().unwrap(), "-i"])
         .arg(format!("x={}", x.display()))
         .arg("-o")
-        .arg(&outdir)
-        .args(["--device", "cpu"])
+        .arg(outdir)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -125,21 +120,23 @@ fn a_64_mib_input_runs_in_less_memory_than_it_holds() {
     };
     let mut err = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(status.success(), "ewise run failed: {err}");
+    assert!(status.success(), "ewise run {args:?} failed: {err}");
     let peak = peak.expect("the peak resident set was read at least once");
-    eprintln!(
-        "peak resident set: {peak} KiB for a {} KiB input",
-        (N * 4) >> 10
-    );
-    if std::env::var(RUNNER_ENV).is_ok_and(|r| !r.trim().is_empty()) {
-        eprintln!("not checking the peak: {RUNNER_ENV} runs ewise inside an emulator");
-    } else {
-        assert!(
-            peak < PEAK_LIMIT_KIB,
-            "peak resident set {peak} KiB, not below {PEAK_LIMIT_KIB} KiB, for a 64 MiB input"
-        );
-    }
+    eprintln!("ewise run {args:?}: peak resident set {peak} KiB");
+    peak
+}
 
+/// Whether peaks are meaningful: not under an emulator, whose own memory they include.
+fn peaks_checked() -> bool {
+    let emulated = std::env::var(RUNNER_ENV).is_ok_and(|r| !r.trim().is_empty());
+    if emulated {
+        eprintln!("not checking peaks: {RUNNER_ENV} runs ewise inside an emulator");
+    }
+    !emulated
+}
+
+/// Checks `outdir`'s `y.npy` and `z.npy` at [`positions`] against the reference.
+fn check_chain_outputs(outdir: &Path) {
     let (y_header, y) = read_npy(&outdir.join("y.npy"));
     let (z_header, z) = read_npy(&outdir.join("z.npy"));
     assert_eq!(y_header.shape, [N as u64]);
@@ -160,6 +157,49 @@ fn a_64_mib_input_runs_in_less_memory_than_it_holds() {
             u64::from(inf),
             "z[{i}] for input bits {bits:#010x}"
         );
+    }
+}
+
+/// The most a GPU run's resident set may grow, in KiB, from a 4096-element input to
+/// the 64 MiB one with `--chunk-size 1Mi`: the chunk's host buffers and, on a software
+/// driver such as lavapipe, its GPU buffers too, far below the input's size.
+const GPU_GROWTH_LIMIT_KIB: u64 = 24 << 10;
+
+#[test]
+fn a_64_mib_input_runs_in_less_memory_than_it_holds() {
+    let dir = temp_dir();
+    let model = dir.path().join("chain.onnx");
+    chain_model(&model);
+    let x = dir.path().join("x.npy");
+    write_input(&x, N);
+    let cpu = dir.path().join("cpu");
+    let peak = peak_of_run(&model, &x, &cpu, &["--device", "cpu"]);
+    if peaks_checked() {
+        assert!(
+            peak < PEAK_LIMIT_KIB,
+            "peak resident set {peak} KiB, not below {PEAK_LIMIT_KIB} KiB, for a 64 MiB input"
+        );
+    }
+    check_chain_outputs(&cpu);
+    if !gpu() {
+        return;
+    }
+    let small = dir.path().join("small.npy");
+    write_input(&small, 4096);
+    let args = ["--device", "gpu", "--chunk-size", "1Mi"];
+    let base = peak_of_run(&model, &small, &dir.path().join("small-gpu"), &args);
+    let gpu = dir.path().join("gpu");
+    let peak = peak_of_run(&model, &x, &gpu, &args);
+    if peaks_checked() {
+        assert!(
+            peak.saturating_sub(base) < GPU_GROWTH_LIMIT_KIB,
+            "--device gpu: peak resident set {peak} KiB for a 64 MiB input, {base} KiB for 16 KiB: grew by {GPU_GROWTH_LIMIT_KIB} KiB or more"
+        );
+    }
+    check_chain_outputs(&gpu);
+    for name in ["y.npy", "z.npy"] {
+        let same = std::fs::read(cpu.join(name)).unwrap() == std::fs::read(gpu.join(name)).unwrap();
+        assert!(same, "--device gpu wrote another {name} than --device cpu");
     }
 }
 
@@ -205,19 +245,6 @@ fn many_outputs_and_an_initializer_over_many_chunks() {
     let x = dir.path().join("x.npy");
     let big_endian: Vec<u8> = x_bits.iter().flat_map(|b| b.to_be_bytes()).collect();
     write_npy(&x, ">f4", false, &[M as u64], &big_endian);
-    let outdir = dir.path().join("out");
-    let out = ewise([
-        "run",
-        model.to_str().unwrap(),
-        "-i",
-        &format!("x={}", x.display()),
-        "-o",
-        outdir.to_str().unwrap(),
-        "--device",
-        "cpu",
-    ]);
-    assert_ok(&out);
-
     let signs = |bits: &[u32]| -> Vec<u8> {
         bits.iter()
             .flat_map(|&b| {
@@ -227,18 +254,95 @@ fn many_outputs_and_an_initializer_over_many_chunks() {
             .collect()
     };
     let expected_y = signs(&x_bits);
-    for name in names.iter().chain([&"v".to_string()]) {
-        let (header, data) = read_npy(&outdir.join(format!("{name}.npy")));
-        assert_eq!(header.shape, [M as u64], "{name}");
-        assert!(!header.fortran_order, "{name}");
-        let expected = if name == "v" {
-            signs(&w_bits)
-        } else {
-            expected_y.clone()
-        };
-        assert!(data == expected, "{name}.npy differs from the reference");
+    let expected_v = signs(&w_bits);
+    let mut runs = vec![
+        vec!["--device", "cpu"],
+        vec!["--device", "cpu", "--chunk-size", "64Ki"],
+    ];
+    if gpu() {
+        runs.push(vec!["--device", "gpu", "--chunk-size", "256Ki"]);
     }
-    let mut files = file_names(&outdir);
-    files.sort();
-    assert_eq!(files.len(), FAN_OUT + 1, "no temporary left: {files:?}");
+    for (k, args) in runs.iter().enumerate() {
+        let outdir = dir.path().join(format!("out{k}"));
+        let out = ewise(
+            [
+                "run",
+                model.to_str().unwrap(),
+                "-i",
+                &format!("x={}", x.display()),
+                "-o",
+                outdir.to_str().unwrap(),
+            ]
+            .iter()
+            .chain(args),
+        );
+        assert_ok(&out);
+        for name in names.iter().chain([&"v".to_string()]) {
+            let (header, data) = read_npy(&outdir.join(format!("{name}.npy")));
+            assert_eq!(header.shape, [M as u64], "{name} {args:?}");
+            assert!(!header.fortran_order, "{name} {args:?}");
+            let expected = if name == "v" {
+                &expected_v
+            } else {
+                &expected_y
+            };
+            assert!(
+                data == *expected,
+                "{name}.npy differs from the reference with {args:?}"
+            );
+        }
+        let mut files = file_names(&outdir);
+        files.sort();
+        assert_eq!(files.len(), FAN_OUT + 1, "no temporary left: {files:?}");
+    }
+}
+
+#[test]
+fn chunk_sizes_that_cannot_work_are_refused_before_anything_is_written() {
+    let dir = temp_dir();
+    let x = dir.path().join("x.npy");
+    write_input(&x, 8);
+    let model = dir.path().join("chain.onnx");
+    chain_model(&model);
+    let outdir = dir.path().join("out");
+    let run = |chunk: &str, model: &Path| {
+        ewise([
+            "run",
+            model.to_str().unwrap(),
+            "-i",
+            &format!("x={}", x.display()),
+            "-o",
+            outdir.to_str().unwrap(),
+            "--chunk-size",
+            chunk,
+        ])
+    };
+    for bad in ["0", "4095", "2Gi", "1Ti", "4.5Mi", "lots", ""] {
+        let out = run(bad, &model);
+        let err = stderr(&out);
+        assert_error_exit(out.status, 2, &err, &["--chunk-size", "4Ki to 1Gi"]);
+    }
+    assert_ok(&run("4Ki", &model));
+    assert_ok(&run("1Gi", &model));
+
+    let fan_out = 1100;
+    let names: Vec<String> = (0..fan_out).map(|i| format!("y{i}")).collect();
+    let wide = dir.path().join("wide.onnx");
+    let bytes = model_bytes(
+        13,
+        names.iter().map(|y| node("Sign", "x", y, &[])).collect(),
+        vec![value("x", FLOAT, None)],
+        names.iter().map(|y| value(y, FLOAT, None)).collect(),
+    );
+    std::fs::write(&wide, bytes).unwrap();
+    let _ = std::fs::remove_dir_all(&outdir);
+    assert_error(
+        &run("4Ki", &wide),
+        &[
+            "--chunk-size 4096 cannot hold one element",
+            "\"x\"",
+            "4404 bytes",
+        ],
+    );
+    assert!(!outdir.exists(), "a refused run created OUTDIR");
 }

@@ -133,18 +133,7 @@ fn is_infinity_types() -> Vec<DataType> {
 }
 
 fn parse_size(s: &str) -> Result<u32, String> {
-    let t = s.trim();
-    let (digits, scale) = if let Some(d) = t.strip_suffix("Mi") {
-        (d, 1u64 << 20)
-    } else if let Some(d) = t.strip_suffix("Ki") {
-        (d, 1 << 10)
-    } else {
-        (t, 1)
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(scale))
+    crate::cli::parse_scaled(s)
         .filter(|&n| (1..=u64::from(u32::MAX)).contains(&n))
         .map(|n| n as u32)
         .ok_or_else(|| {

@@ -26,16 +26,6 @@ pub struct Staged {
 }
 
 impl Staged {
-    /// Writes `parts` one after the other to a new temporary file for `target`, then
-    /// syncs and closes it.
-    pub fn write(target: &Target, parts: &[&[u8]]) -> Result<Staged> {
-        let mut staging = Staging::create(target, true)?;
-        for part in parts {
-            staging.append(part)?;
-        }
-        staging.finish()
-    }
-
     pub(super) fn finish(file: File, temp: Temporary, target: Target) -> Result<Staged> {
         file.sync_all()
             .map_err(|e| at(target.given(), describe_io("write failed", &e)))?;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use ewise_cli::npy::{swap_bytes, Header, TypeStr, RAW_TYPES};
-use ewise_onnx::{dtype, DataType, Model, Tensor};
+use ewise_onnx::{dtype, DataType, Model};
 
 use crate::input::NpyInput;
 use crate::interrupt;
@@ -152,25 +152,6 @@ fn peek_type(path: &Path) -> Option<TypeStr> {
     TypeStr::parse(&parsed.header.descr).ok()
 }
 
-/// Reads an input's data into a row-major tensor in this machine's byte order.
-pub(super) fn read_tensor(mut source: Source) -> Result<Tensor> {
-    let data = read_data(&mut source)?;
-    let Source {
-        name,
-        data_type,
-        shape,
-        ..
-    } = source;
-    Tensor::new(data_type, shape, data).map_err(|e| match e {
-        ewise_onnx::Error::TooLarge { shape, limit, .. } => anyhow!(
-            "input {name:?} of {} with shape {shape} is too large ({limit})",
-            dtype::name(data_type)
-        ),
-        ewise_onnx::Error::InvalidTensor { reason, .. } => anyhow!("input {name:?}: {reason}"),
-        e => anyhow!("input {name:?}: {e}"),
-    })
-}
-
 /// Reads an input's whole data, row-major, in this machine's byte order.
 pub(super) fn read_data(source: &mut Source) -> Result<Vec<u8>> {
     let file = &mut source.file;
@@ -251,7 +232,7 @@ pub(super) fn drain(mut source: Source) -> Result<()> {
 }
 
 /// Reorders the elements of a column-major array of `shape` into row-major order.
-fn fortran_to_c(data: &[u8], shape: &[usize], size: usize) -> Vec<u8> {
+pub(super) fn fortran_to_c(data: &[u8], shape: &[usize], size: usize) -> Vec<u8> {
     let mut strides = Vec::with_capacity(shape.len());
     let mut stride = 1;
     for &d in shape {

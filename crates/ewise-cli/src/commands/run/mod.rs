@@ -12,16 +12,21 @@
 //! - the inputs' names, element types and shapes are checked against the model's
 //!   declarations.
 //!
-//! With `--device cpu` (the default) the inputs are then streamed through the model
-//! ([`Model::streaming`]): each graph input or initializer that outputs derive from is
-//! read in chunks of a few MiB (its chunk's input, output and intermediate buffers
-//! together hold at most [`CHUNK_BYTES`] of data, or 4096 elements when it has very
-//! many outputs), each chunk computed and appended to the temporary file of every
-//! output derived from it. Memory is therefore bounded by the chunk size times the
-//! values alive at once, plus the model's own size (its initializers), not by the
-//! inputs' size; the exception is a column-major (`fortran_order`) input of more than
-//! one dimension, which is read and reordered whole, then streamed from memory. A given
-//! input that no output uses is not computed on (a pipe is read to its end).
+//! The inputs are then streamed through the model ([`Model::streaming`]): each graph
+//! input or initializer that outputs derive from is read in chunks (its chunk's input,
+//! output and intermediate buffers together hold at most `--chunk-size` bytes: by
+//! default [`stream::CPU_CHUNK_BYTES`] on the CPU, [`stream::GPU_CHUNK_BYTES`] on a
+//! GPU, or 4096 elements when a source has very many outputs), each chunk computed and
+//! appended to the temporary file of every output derived from it. With `--device gpu`
+//! the chunks run on the GPU (opened once, after the checks above and before any data
+//! is read) through one [`ewise_gpu::stream::GpuStream`] per source, the nodes' values
+//! staying on the GPU, uploads and downloads overlapping the file reads and writes; the
+//! files written are byte for byte those of `--device cpu`. Memory is therefore bounded
+//! by the chunk size (twice it with `--device gpu`: the chunk read and its upload
+//! buffer), plus the model's own size (its initializers), not by the inputs' size; the
+//! exception is a column-major (`fortran_order`) input of more than one dimension
+//! that is a pipe, which is read and reordered whole, then streamed from memory. A
+//! given input that no output uses is not computed on (a pipe is read to its end).
 //!
 //! Outputs are written to temporary files beside their targets (each synced and
 //! closed when complete) and committed by [`crate::output::commit_all`]: all of them
@@ -29,9 +34,8 @@
 //! OUTDIR leads) is as it was; if restoring a file fails, the error says where its
 //! previous contents are. OUTDIR and its missing parents are created just before the
 //! first temporary, and removed again if the run then fails and they are still empty.
-//! A stop request (Ctrl-C) is honoured between chunks (with `--device gpu`: after each
-//! input is read), before each output file is begun and before the commit; what was
-//! written is then removed.
+//! A stop request (Ctrl-C) is honoured between chunks, before each output file is begun
+//! and before the commit; what was written is then removed.
 //!
 //! Element types on disk: numeric types use numpy's type strings; bool is `|b1`; the
 //! types numpy lacks are raw items, as ml_dtypes saves them. An input the model declares
@@ -41,16 +45,11 @@
 //! swapped and column-major (`fortran_order`) inputs reordered; outputs are always
 //! row-major in this machine's byte order.
 //!
-//! With `--device gpu` the model runs on the GPU (opened once, after the checks above
-//! and before any data is read), values staying there between nodes; it is not
-//! streamed: every input is read whole and every output held whole before it is
-//! written. The files written are byte for byte those of `--device cpu`.
 
 mod feed;
 mod inputs;
 mod outputs;
 mod stream;
-mod whole;
 
 use std::path::{Path, PathBuf};
 
@@ -58,13 +57,11 @@ use anyhow::{anyhow, Result};
 use ewise_onnx::{dtype, DataType, Model};
 
 use crate::cli::{DeviceKind, RunArgs};
-use crate::interrupt;
 use crate::paths::at;
 
-use inputs::{open_inputs, read_tensor, Source};
+use inputs::{open_inputs, Source};
 use outputs::{output_paths, plan_outputs};
-use stream::stream_outputs;
-use whole::write_outputs;
+use stream::{stream_outputs, Engine};
 
 /// Runs `ewise run`.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -77,25 +74,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .map(|s| (s.name.as_str(), s.data_type, s.shape.as_slice()))
         .collect();
     model.check_inputs(&described).map_err(|e| anyhow!("{e}"))?;
-    if args.device == DeviceKind::Cpu {
-        let plan = model
-            .streaming(&described)
-            .map_err(|e| plan_error(&args.model, &sources, e))?;
-        return stream_outputs(args, &targets, &plan, sources);
+    let plan = model
+        .streaming(&described)
+        .map_err(|e| plan_error(&args.model, &sources, e))?;
+    match args.device {
+        DeviceKind::Cpu => stream_outputs(args, &targets, &plan, sources, Engine::Cpu),
+        DeviceKind::Gpu => {
+            let device = crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?;
+            stream_outputs(args, &targets, &plan, sources, Engine::Gpu(&device))
+        }
     }
-    let model = model.with_gpu(crate::gpu::open(ewise_cpu::FeatureLevel::LATEST)?);
-    let mut inputs = Vec::with_capacity(sources.len());
-    for source in sources {
-        interrupt::check()?;
-        let path = source.file.path.clone();
-        let name = source.name.clone();
-        inputs.push((name, read_tensor(source).map_err(|e| at(&path, e))?));
-    }
-    interrupt::check()?;
-    let outputs = model
-        .run(inputs)
-        .map_err(|e| at(&args.model, format!("run failed: {e}")))?;
-    write_outputs(&args.output_dir, &targets, &outputs)
 }
 
 /// The error for a plan [`Model::streaming`] refused: an input too large for this
