@@ -7,8 +7,6 @@ mod common;
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use common::*;
 use ewise_cpu::reference::{is_infinity_bits, sign_bits};
@@ -64,13 +62,6 @@ fn write_input(path: &Path, n: usize) {
     out.flush().unwrap();
 }
 
-/// A process's peak resident set (`VmHWM`), in KiB, while it exists.
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// The positions checked: both ends, every chunk boundary's neighbourhood for chunks
 /// of any power-of-two size from 4 KiB, and a stride through the rest.
 fn positions() -> Vec<usize> {
@@ -88,40 +79,26 @@ fn positions() -> Vec<usize> {
     at
 }
 
-/// Runs the chain model over `x` into `outdir` with `args`, watching the child's
-/// resident set; returns its peak in KiB.
+/// The arguments of `ewise run MODEL -i x=X -o OUTDIR` followed by `extra`.
+fn run_args(model: &Path, x: &Path, outdir: &Path, extra: &[&str]) -> Vec<String> {
+    let fixed = [
+        "run".to_string(),
+        model.display().to_string(),
+        "-i".to_string(),
+        format!("x={}", x.display()),
+        "-o".to_string(),
+        outdir.display().to_string(),
+    ];
+    fixed
+        .into_iter()
+        .chain(extra.iter().map(|a| a.to_string()))
+        .collect()
+}
+
+/// Runs the chain model over `x` into `outdir` with `args`; returns its peak resident
+/// set in KiB.
 fn peak_of_run(model: &Path, x: &Path, outdir: &Path, args: &[&str]) -> u64 {
-    let mut child = ewise_command()
-        .args(["run", model.to_str().unwrap(), "-i"])
-        .arg(format!("x={}", x.display()))
-        .arg("-o")
-        .arg(outdir)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let started = Instant::now();
-    let mut peak = None;
-    let status = loop {
-        if let Some(kib) = peak_rss_kib(pid) {
-            peak = Some(kib);
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(600),
-            "ewise run did not finish in 10 minutes"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let mut err = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(status.success(), "ewise run {args:?} failed: {err}");
-    let peak = peak.expect("the peak resident set was read at least once");
+    let peak = peak_of_ewise(&run_args(model, x, outdir, args));
     eprintln!("ewise run {args:?}: peak resident set {peak} KiB");
     peak
 }
@@ -264,19 +241,7 @@ fn many_outputs_and_an_initializer_over_many_chunks() {
     }
     for (k, args) in runs.iter().enumerate() {
         let outdir = dir.path().join(format!("out{k}"));
-        let out = ewise(
-            [
-                "run",
-                model.to_str().unwrap(),
-                "-i",
-                &format!("x={}", x.display()),
-                "-o",
-                outdir.to_str().unwrap(),
-            ]
-            .iter()
-            .chain(args),
-        );
-        assert_ok(&out);
+        assert_ok(&ewise(run_args(&model, &x, &outdir, args)));
         for name in names.iter().chain([&"v".to_string()]) {
             let (header, data) = read_npy(&outdir.join(format!("{name}.npy")));
             assert_eq!(header.shape, [M as u64], "{name} {args:?}");
@@ -305,18 +270,8 @@ fn chunk_sizes_that_cannot_work_are_refused_before_anything_is_written() {
     let model = dir.path().join("chain.onnx");
     chain_model(&model);
     let outdir = dir.path().join("out");
-    let run = |chunk: &str, model: &Path| {
-        ewise([
-            "run",
-            model.to_str().unwrap(),
-            "-i",
-            &format!("x={}", x.display()),
-            "-o",
-            outdir.to_str().unwrap(),
-            "--chunk-size",
-            chunk,
-        ])
-    };
+    let run =
+        |chunk: &str, model: &Path| ewise(run_args(model, &x, &outdir, &["--chunk-size", chunk]));
     for bad in ["0", "4095", "2Gi", "1Ti", "4.5Mi", "lots", ""] {
         let out = run(bad, &model);
         let err = stderr(&out);

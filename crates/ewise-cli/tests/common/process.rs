@@ -79,3 +79,45 @@ pub fn wait_for_handler(child: &Child, limit: Duration) {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// A process's peak resident set (`VmHWM`), in KiB, while it exists.
+#[cfg(target_os = "linux")]
+pub fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `ewise ARGS` to its end, reading its peak resident set every 2 ms; fails the
+/// test if it fails or runs past 10 minutes, else returns the last peak read, in KiB.
+#[cfg(target_os = "linux")]
+pub fn peak_of_ewise<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> u64 {
+    let mut child = ewise_command()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ewise binary starts");
+    let started = Instant::now();
+    let mut peak = None;
+    let status = loop {
+        if let Some(kib) = peak_rss_kib(child.id()) {
+            peak = Some(kib);
+        }
+        if let Some(status) = child.try_wait().expect("wait for ewise") {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "ewise did not finish in 10 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let mut err = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_string(&mut err);
+    }
+    assert!(status.success(), "ewise failed: {err}");
+    peak.expect("the peak resident set was read at least once")
+}
