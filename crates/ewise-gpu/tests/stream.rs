@@ -385,3 +385,107 @@ fn counts_beyond_32_bits_stream_through() {
     assert_eq!(stream.run(count, &mut ends).unwrap(), count);
     assert_eq!(ends.next_write, count);
 }
+
+/// Ends over one input and any number of outputs, collected in order.
+struct Outputs {
+    input: Vec<u8>,
+    size: usize,
+    outputs: Vec<Vec<u8>>,
+}
+
+impl ChunkEnds for Outputs {
+    type Error = GpuError;
+
+    fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<(), GpuError> {
+        let at = start as usize * self.size;
+        bytes.copy_from_slice(&self.input[at..at + bytes.len()]);
+        Ok(())
+    }
+
+    fn write(&mut self, _: u64, outputs: &[&[u8]]) -> Result<(), GpuError> {
+        assert_eq!(outputs.len(), self.outputs.len());
+        for (all, chunk) in self.outputs.iter_mut().zip(outputs) {
+            all.extend_from_slice(chunk);
+        }
+        Ok(())
+    }
+
+    fn stop_before(&mut self, _: u64) -> Result<bool, GpuError> {
+        Ok(false)
+    }
+}
+
+#[test]
+fn programs_chain_steps_through_scratch_in_place_and_copy_the_input() {
+    use ewise_gpu::stream::{Place, ProgramStep, StreamProgram};
+
+    let Some(device) = device() else { return };
+    let zero = StreamOp::Sign(NanPolicy::Zero);
+    let keep = StreamOp::Sign(NanPolicy::Propagate);
+    let negative = StreamOp::IsInfinity(InfinityMode::Negative);
+    for t in [Float32, Float16, Bfloat16, Float64] {
+        let step = |op, from, to| ProgramStep {
+            op,
+            input_type: t,
+            output_type: if matches!(op, StreamOp::IsInfinity(_)) {
+                Uint8
+            } else {
+                t
+            },
+            from,
+            to,
+        };
+        let program = StreamProgram::new(
+            t,
+            vec![Uint8, t, t, Uint8],
+            vec![
+                step(keep, Place::Input, Place::Scratch(0)),
+                step(zero, Place::Scratch(0), Place::Scratch(0)),
+                step(negative, Place::Input, Place::Output(0)),
+                step(keep, Place::Scratch(0), Place::Output(2)),
+                step(negative, Place::Output(2), Place::Output(3)),
+            ],
+        )
+        .unwrap();
+        let mut stream = GpuStream::program(device, program, CHUNK_BYTES).unwrap();
+        let count = 5 * stream.chunk_elements() + 3;
+        let data = input(t, count, 11);
+        let mut ends = Outputs {
+            input: data.clone(),
+            size: size(t),
+            outputs: vec![Vec::new(); 4],
+        };
+        assert_eq!(stream.run(count as u64, &mut ends).unwrap(), count as u64);
+        let signs = expected(zero, (t, t), &expected(keep, (t, t), &data));
+        let want = [
+            expected(negative, (t, Uint8), &data),
+            data.clone(),
+            expected(keep, (t, t), &signs),
+            expected(negative, (t, Uint8), &signs),
+        ];
+        for (k, (got, want)) in ends.outputs.iter().zip(&want).enumerate() {
+            assert!(got == want, "{t:?}: output {k} differs from the reference");
+        }
+    }
+}
+
+#[test]
+fn programs_a_device_cannot_run_are_refused_before_running() {
+    use ewise_gpu::stream::{Place, ProgramStep, StreamProgram};
+
+    let Some(device) = device() else { return };
+    let program = StreamProgram::new(
+        Int8,
+        vec![Uint8],
+        vec![ProgramStep {
+            op: StreamOp::IsInfinity(InfinityMode::Either),
+            input_type: Int8,
+            output_type: Uint8,
+            from: Place::Input,
+            to: Place::Output(0),
+        }],
+    )
+    .unwrap();
+    let err = GpuStream::program(device, program, CHUNK_BYTES).unwrap_err();
+    assert!(matches!(err, GpuError::Op(_)), "{err}");
+}
