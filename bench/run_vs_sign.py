@@ -14,8 +14,11 @@ to sign's median, and the peak resident set (VmHWM, Linux) of each.
 
     python3 bench/run_vs_sign.py [--size-mib 1024] [--rounds 5] [--device cpu]
         [--ewise target/release/ewise] [--dir /tmp/ewise-run-bench] [--keep]
+        [--models DIR]
+    python3 bench/run_vs_sign.py --write-models DIR
 
-Needs numpy and onnx.
+Needs numpy, and onnx to write the models; `--write-models DIR` writes them (and
+exits) for `--models DIR` on a machine without onnx.
 """
 
 import argparse
@@ -27,8 +30,6 @@ import sys
 import time
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper
 
 
 def write_input(path, mib):
@@ -46,6 +47,10 @@ def write_input(path, mib):
 
 
 def write_models(directory):
+    import onnx
+    from onnx import TensorProto, helper
+
+    os.makedirs(directory, exist_ok=True)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, None)
     one = helper.make_graph(
         [helper.make_node("Sign", ["x"], ["y"])],
@@ -120,13 +125,21 @@ def main():
     parser.add_argument("--ewise", default="target/release/ewise")
     parser.add_argument("--dir", default="/tmp/ewise-run-bench")
     parser.add_argument("--keep", action="store_true", help="keep the input and models")
+    parser.add_argument("--models", help="the models' folder (written there if missing)")
+    parser.add_argument("--write-models", metavar="DIR", help="write the models and exit")
     args = parser.parse_args()
+    if args.write_models:
+        write_models(args.write_models)
+        return
 
     os.makedirs(args.dir, exist_ok=True)
     x = os.path.join(args.dir, "x.npy")
     if not os.path.exists(x) or os.path.getsize(x) < args.size_mib << 20:
         write_input(x, args.size_mib)
-    models = write_models(args.dir)
+    models_dir = args.models or args.dir
+    models = {name: os.path.join(models_dir, f"{name}.onnx") for name in ("run-1", "run-2")}
+    if not all(os.path.exists(m) for m in models.values()):
+        models = write_models(models_dir)
     out_file = os.path.join(args.dir, "out.npy")
     out_dir = os.path.join(args.dir, "out")
     device = ["--device", args.device]

@@ -9,7 +9,9 @@
 #   scripts/gpu-device-kit.sh run       there, with carry [".gl", "target/device-kit"]:
 #                                       install the loader, list the adapters, run the GPU
 #                                       tests on the GPU, then bench/gpu_peers.py (ewise
-#                                       beside PyTorch and CuPy), writing to $OUT; then the
+#                                       beside PyTorch and CuPy), `ewise run` against
+#                                       `ewise sign` (bench/run_vs_sign.py, GPU and CPU),
+#                                       writing to $OUT; then the
 #                                       CPU kernels' tests and `ewise bench` on the host's
 #                                       CPU, issue 13's other kind of host (cpu.txt)
 #
@@ -32,6 +34,11 @@ prepare() {
     cargo build --release -q -p ewise-cli
     rm -rf "$kit" && mkdir -p "$kit/tests"
     cp target/release/ewise "$kit/"
+    if [ ! -x target/py-venv/bin/python ]; then
+        echo "gpu-device-kit: target/py-venv is missing: run scripts/python-test.sh once (it installs onnx there)" >&2
+        exit 1
+    fi
+    target/py-venv/bin/python bench/run_vs_sign.py --write-models "$kit/models"
     local tests
     tests="$(cargo test --release -q -p ewise-cpu -p ewise-gpu -p ewise-onnx --features ewise-onnx/gpu \
         --no-run --message-format=json 2>/dev/null |
@@ -78,6 +85,10 @@ run() {
     done 2>&1 | tee "$out/tests.txt"
     python3 bench/gpu_peers.py --ewise "$kit/ewise" --save-json "$out/ewise-bench.json" "$@" \
         2>&1 | tee "$out/peers.txt"
+    for device in gpu cpu; do
+        python3 bench/run_vs_sign.py --ewise "$kit/ewise" --models "$kit/models" \
+            --device "$device" --size-mib 1024 --rounds 3
+    done 2>&1 | tee "$out/run.txt"
     {
         grep -m1 'model name' /proc/cpuinfo && grep -m1 flags /proc/cpuinfo && nproc
         "$kit/ewise" bench --sizes 64Ki --threads 1 --layout contiguous --samples 31
