@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Extra CI checks, run by .ci/run when present: ONNX's own backend conformance cases for
-# Sign and IsInf, through `ewise onnx-test` (onnx 1.22.0 in target/onnx-venv provides them)
+# Sign and IsInf, through `ewise onnx-test` and `ewise run` (onnx 1.22.0 in
+# target/onnx-venv provides them)
 # on the CPU and on the GPU (lavapipe), the CLI tests with --device gpu,
 # the layout tests again on the portable kernels, the other targets, and a brief fuzz
 # of the ONNX loader.
@@ -8,13 +9,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 data="$(scripts/onnx-conformance.sh)"
-cargo run --release -q -p ewise-cli -- onnx-test \
-    "$data/node/test_sign" \
-    "$data/node/test_isinf" \
-    "$data/node/test_isinf_positive" \
-    "$data/node/test_isinf_negative" \
-    "$data/node/test_isinf_float16" \
+cases=(
+    "$data/node/test_sign"
+    "$data/node/test_isinf"
+    "$data/node/test_isinf_positive"
+    "$data/node/test_isinf_negative"
+    "$data/node/test_isinf_float16"
     "$data/simple/test_sign_model"
+)
+cargo run --release -q -p ewise-cli -- onnx-test "${cases[@]}"
+
+# The same cases through `ewise run` (inputs as .npy files, streamed in chunks, outputs
+# compared byte for byte), with the default chunks and with the smallest.
+cargo build --release -q -p ewise-cli
+conformance_py=target/onnx-venv/bin/python
+run_cases() {
+    "$conformance_py" scripts/onnx-run-conformance.py --ewise target/release/ewise --args "$1" "${cases[@]}"
+}
+run_cases ""
+run_cases "--chunk-size 4Ki"
 
 # The same cases and every CLI test again with --device gpu, on lavapipe: the outputs
 # must not change.
@@ -22,13 +35,9 @@ gpu_env="$(scripts/gpu-driver.sh)"
 if [ -n "$gpu_env" ]; then
     (
         eval "$gpu_env"
-        cargo run --release -q -p ewise-cli -- onnx-test --device gpu \
-            "$data/node/test_sign" \
-            "$data/node/test_isinf" \
-            "$data/node/test_isinf_positive" \
-            "$data/node/test_isinf_negative" \
-            "$data/node/test_isinf_float16" \
-            "$data/simple/test_sign_model"
+        cargo run --release -q -p ewise-cli -- onnx-test --device gpu "${cases[@]}"
+        run_cases "--device gpu"
+        run_cases "--device gpu --chunk-size 4Ki"
         EWISE_DEVICE=gpu cargo test -q -p ewise-cli
     )
 else
