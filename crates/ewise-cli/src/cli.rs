@@ -68,8 +68,9 @@ Memory:
   and its outputs). The process holds about one chunk (two with --device gpu: the
   chunk read and its upload buffer; the GPU holds two chunks in flight), plus the
   model's own size (its initializers, read whole), plus about 10 MiB for the
-  program itself. Exceptions: a column-major (fortran_order) input that is a pipe
-  rather than a regular file is read whole, and a source with so many outputs that
+  program itself. A column-major (fortran_order) input adds one panel of about the
+  chunk's input size (at least 4 MiB) that it is reordered through; one that is a
+  pipe rather than a regular file is read whole. A source with so many outputs that
   4096 elements of each exceed the default chunk size gets 4096-element chunks.";
 
 const ONNX_TEST_EXAMPLES: &str = "\

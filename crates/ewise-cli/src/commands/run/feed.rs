@@ -1,19 +1,23 @@
-//! Where a streamed source's bytes come from: an input file read chunk by chunk, or
-//! bytes held in memory (an initializer, an input's default, or a column-major input
-//! reordered). Either way a [`Feed`] hands out consecutive element ranges, row-major, in
-//! this machine's byte order.
+//! Where a streamed source's bytes come from: an input file read chunk by chunk (in
+//! file order, or a column-major one panel by panel with positioned reads), or bytes
+//! held in memory (an initializer, an input's default, or a column-major input from a
+//! pipe, reordered whole). Either way a [`Feed`] hands out consecutive element ranges,
+//! row-major, in this machine's byte order.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use super::fortran::{self, ColumnMajor};
 use super::inputs::{read_chunk, read_data, Source};
 use crate::paths::at;
 
 /// A source of elements, read front to back in chunks.
 pub(super) struct Feed<'a> {
     kind: Kind<'a>,
+    /// The buffer [`Feed::chunk`] reads file chunks into, allocated on first use.
+    buffer: Vec<u8>,
     /// Bytes per element.
     size: usize,
     /// Where the bytes come from, for error messages.
@@ -23,38 +27,46 @@ pub(super) struct Feed<'a> {
 }
 
 enum Kind<'a> {
-    /// An input file positioned at the data of the next chunk, with the buffer chunks
-    /// are read into.
-    File { source: Source, buffer: Vec<u8> },
+    /// An input file positioned at the data of the next chunk.
+    File(Source),
+    /// A column-major input file (a regular file), reordered by `reader`.
+    Columns {
+        source: Source,
+        reader: Box<ColumnMajor>,
+    },
     /// Every element, held whole.
     Memory(Cow<'a, [u8]>),
 }
 
 impl<'a> Feed<'a> {
     /// The elements of input `source`, of `size` bytes each, read in chunks of at most
-    /// `chunk` elements. A column-major input of more than one dimension is read and
-    /// reordered whole here.
+    /// `chunk` elements. A column-major input with more than one axis longer than 1 is
+    /// reordered as it is read: from a regular file panel by panel with positioned reads
+    /// ([`ColumnMajor`], its panel holding about as many bytes as the chunk, and at least
+    /// [`fortran::PANEL_BYTES`]); from a pipe, which can only be read in order, whole,
+    /// here.
     pub(super) fn input(mut source: Source, size: usize, chunk: usize) -> Result<Feed<'a>> {
         let origin = source.file.path.clone();
         let name = source.name.clone();
-        let kind = if source.file.header.fortran_order && source.shape.len() > 1 {
+        let column_major = source.file.header.fortran_order && fortran::reorders(&source.shape);
+        let kind = if column_major && !fortran::positioned(&source.file.file) {
             Kind::Memory(Cow::Owned(
                 read_data(&mut source).map_err(|e| at(&origin, e))?,
             ))
+        } else if column_major {
+            let budget = chunk.saturating_mul(size).max(fortran::PANEL_BYTES);
+            let reader =
+                ColumnMajor::new(&source.shape, size, budget).map_err(|e| at(&origin, e))?;
+            Kind::Columns {
+                source,
+                reader: Box::new(reader),
+            }
         } else {
-            let len = chunk.saturating_mul(size);
-            let mut buffer = Vec::new();
-            buffer.try_reserve_exact(len).map_err(|_| {
-                at(
-                    &origin,
-                    format!("cannot allocate {len} bytes for a chunk of input {name:?}"),
-                )
-            })?;
-            buffer.resize(len, 0);
-            Kind::File { source, buffer }
+            Kind::File(source)
         };
         Ok(Feed {
             kind,
+            buffer: Vec::new(),
             size,
             origin,
             name,
@@ -66,6 +78,7 @@ impl<'a> Feed<'a> {
     pub(super) fn memory(bytes: &'a [u8], size: usize, model: &Path, name: &str) -> Feed<'a> {
         Feed {
             kind: Kind::Memory(Cow::Borrowed(bytes)),
+            buffer: Vec::new(),
             size,
             origin: model.to_path_buf(),
             name: name.to_string(),
@@ -73,28 +86,66 @@ impl<'a> Feed<'a> {
     }
 
     /// The `n` elements from element `start` on: the next chunk, as chunks are asked for
-    /// in order from element 0. A file chunk is at most the `chunk` given to
-    /// [`Feed::input`].
+    /// in order from element 0. A file's chunk is read into a buffer of the feed, grown
+    /// (fallibly) to the longest chunk asked for; bytes held in memory are lent as they
+    /// are.
     pub(super) fn chunk(&mut self, start: usize, n: usize) -> Result<&[u8]> {
         let (from, len) = (start * self.size, n * self.size);
-        match &mut self.kind {
-            Kind::File { source, buffer } => {
-                let buf = &mut buffer[..len];
-                read_chunk(&mut source.file, buf, from as u64).map_err(|e| at(&self.origin, e))?;
-                Ok(buf)
+        if !matches!(self.kind, Kind::Memory(_)) {
+            if self.buffer.len() < len {
+                self.buffer
+                    .try_reserve_exact(len - self.buffer.len())
+                    .map_err(|_| {
+                        at(
+                            &self.origin,
+                            format!(
+                                "cannot allocate {len} bytes for a chunk of input {:?}",
+                                self.name
+                            ),
+                        )
+                    })?;
+                self.buffer.resize(len, 0);
             }
+            let mut buffer = std::mem::take(&mut self.buffer);
+            let read = self.read_into(start, &mut buffer[..len]);
+            self.buffer = buffer;
+            read?;
+        }
+        match &self.kind {
+            Kind::Memory(data) => data
+                .get(from..from + len)
+                .ok_or_else(|| short(&self.origin, &self.name, data.len())),
+            _ => Ok(&self.buffer[..len]),
+        }
+    }
+
+    /// Fills `out` with the elements from element `start` on (a whole number of them):
+    /// the next chunk, as [`Feed::chunk`] gives it, without the feed's own buffer.
+    pub(super) fn read_into(&mut self, start: usize, out: &mut [u8]) -> Result<()> {
+        let from = start * self.size;
+        match &mut self.kind {
+            Kind::File(source) => {
+                read_chunk(&mut source.file, out, from as u64).map_err(|e| at(&self.origin, e))
+            }
+            Kind::Columns { source, reader } => reader
+                .read(&source.file, start, out)
+                .map_err(|e| at(&self.origin, e)),
             Kind::Memory(data) => {
-                let held = data.len();
-                data.get(from..from + len).ok_or_else(|| {
-                    at(
-                        &self.origin,
-                        format!(
-                            "the data of {:?} holds {held} bytes, fewer than its shape needs",
-                            self.name
-                        ),
-                    )
-                })
+                let bytes = data
+                    .get(from..from + out.len())
+                    .ok_or_else(|| short(&self.origin, &self.name, data.len()))?;
+                out.copy_from_slice(bytes);
+                Ok(())
             }
         }
     }
+}
+
+/// The error for bytes held in memory that are fewer (`held`) than the shape of source
+/// `name` needs.
+fn short(origin: &Path, name: &str, held: usize) -> anyhow::Error {
+    at(
+        origin,
+        format!("the data of {name:?} holds {held} bytes, fewer than its shape needs"),
+    )
 }

@@ -23,10 +23,13 @@
 //! staying on the GPU, uploads and downloads overlapping the file reads and writes; the
 //! files written are byte for byte those of `--device cpu`. Memory is therefore bounded
 //! by the chunk size (twice it with `--device gpu`: the chunk read and its upload
-//! buffer), plus the model's own size (its initializers), not by the inputs' size; the
-//! exception is a column-major (`fortran_order`) input of more than one dimension
-//! that is a pipe, which is read and reordered whole, then streamed from memory. A
-//! given input that no output uses is not computed on (a pipe is read to its end).
+//! buffer), plus the model's own size (its initializers), not by the inputs' size. A
+//! column-major (`fortran_order`) input in a regular file is reordered as it is read:
+//! panels of rows are read with positioned reads and transposed into the chunks, adding
+//! one panel of about the chunk's input size (at least 4 MiB). The exception is a
+//! column-major input with more than one axis longer than 1 that is a pipe: it is read
+//! and reordered whole, then streamed from memory. A given input that no output uses is
+//! not computed on (a pipe is read to its end).
 //!
 //! Outputs are written to temporary files beside their targets (each synced and
 //! closed when complete) and committed by [`crate::output::commit_all`]: all of them
@@ -44,9 +47,9 @@
 //! written as `<V2` (bfloat16) and `|V1` (float8). Inputs in the other byte order are
 //! swapped and column-major (`fortran_order`) inputs reordered; outputs are always
 //! row-major in this machine's byte order.
-//!
 
 mod feed;
+mod fortran;
 mod inputs;
 mod outputs;
 mod stream;

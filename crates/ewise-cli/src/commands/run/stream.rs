@@ -295,7 +295,6 @@ impl Run<'_> {
         let mut ends = GpuEnds {
             feed,
             files,
-            in_size,
             progress: self.progress,
         };
         stream.run(source.elements as u64, &mut ends)?;
@@ -317,7 +316,6 @@ fn allocate(len: usize, name: &str) -> Result<Vec<u8>> {
 struct GpuEnds<'f, 'a> {
     feed: Feed<'a>,
     files: &'f mut [Staging],
-    in_size: usize,
     progress: &'f Progress,
 }
 
@@ -325,9 +323,7 @@ impl ChunkEnds for GpuEnds<'_, '_> {
     type Error = anyhow::Error;
 
     fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<()> {
-        let n = bytes.len() / self.in_size;
-        let start = usize::try_from(start)?;
-        bytes.copy_from_slice(self.feed.chunk(start, n)?);
+        self.feed.read_into(usize::try_from(start)?, bytes)?;
         self.progress.advance(bytes.len() as u64);
         Ok(())
     }
