@@ -11,6 +11,7 @@ mod dtypes;
 mod gpu;
 mod layout;
 mod onnx;
+mod onnx_stream;
 mod ops;
 mod tables;
 
@@ -358,6 +359,7 @@ fn _ewise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(is_infinity, m)?)?;
     m.add_function(wrap_pyfunction!(isinf, m)?)?;
     m.add_function(wrap_pyfunction!(onnx_run, m)?)?;
+    m.add_function(wrap_pyfunction!(onnx_stream::onnx_run_into, m)?)?;
     m.add_function(wrap_pyfunction!(support, m)?)?;
     m.add_function(wrap_pyfunction!(feature_levels, m)?)?;
     m.add_function(wrap_pyfunction!(instruction_set, m)?)?;
