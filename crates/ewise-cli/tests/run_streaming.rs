@@ -79,37 +79,12 @@ fn positions() -> Vec<usize> {
     at
 }
 
-/// The arguments of `ewise run MODEL -i x=X -o OUTDIR` followed by `extra`.
-fn run_args(model: &Path, x: &Path, outdir: &Path, extra: &[&str]) -> Vec<String> {
-    let fixed = [
-        "run".to_string(),
-        model.display().to_string(),
-        "-i".to_string(),
-        format!("x={}", x.display()),
-        "-o".to_string(),
-        outdir.display().to_string(),
-    ];
-    fixed
-        .into_iter()
-        .chain(extra.iter().map(|a| a.to_string()))
-        .collect()
-}
-
 /// Runs the chain model over `x` into `outdir` with `args`; returns its peak resident
 /// set in KiB.
 fn peak_of_run(model: &Path, x: &Path, outdir: &Path, args: &[&str]) -> u64 {
     let peak = peak_of_ewise(&run_args(model, x, outdir, args));
     eprintln!("ewise run {args:?}: peak resident set {peak} KiB");
     peak
-}
-
-/// Whether peaks are meaningful: not under an emulator, whose own memory they include.
-fn peaks_checked() -> bool {
-    let emulated = std::env::var(RUNNER_ENV).is_ok_and(|r| !r.trim().is_empty());
-    if emulated {
-        eprintln!("not checking peaks: {RUNNER_ENV} runs ewise inside an emulator");
-    }
-    !emulated
 }
 
 /// Checks `outdir`'s `y.npy` and `z.npy` at [`positions`] against the reference.

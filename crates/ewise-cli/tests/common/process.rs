@@ -121,3 +121,36 @@ pub fn peak_of_ewise<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> u64 {
     assert!(status.success(), "ewise failed: {err}");
     peak.expect("the peak resident set was read at least once")
 }
+
+/// The arguments of `ewise run MODEL -i x=X -o OUTDIR` followed by `extra`.
+pub fn run_args(
+    model: &std::path::Path,
+    x: &std::path::Path,
+    outdir: &std::path::Path,
+    extra: &[&str],
+) -> Vec<String> {
+    let fixed = [
+        "run".to_string(),
+        model.display().to_string(),
+        "-i".to_string(),
+        format!("x={}", x.display()),
+        "-o".to_string(),
+        outdir.display().to_string(),
+    ];
+    fixed
+        .into_iter()
+        .chain(extra.iter().map(|a| a.to_string()))
+        .collect()
+}
+
+/// Whether peaks are meaningful: not under an emulator, whose own memory they include.
+pub fn peaks_checked() -> bool {
+    let emulated = std::env::var(super::RUNNER_ENV).is_ok_and(|r| !r.trim().is_empty());
+    if emulated {
+        eprintln!(
+            "not checking peaks: {} runs ewise inside an emulator",
+            super::RUNNER_ENV
+        );
+    }
+    !emulated
+}

@@ -31,9 +31,9 @@ impl Streaming {
     /// source itself are copied.
     ///
     /// A device that cannot run every type an ONNX model may use is
-    /// [`Error::UnsuitableGpu`]; a node the device refuses is [`Error::Kernel`] naming
-    /// it, and other GPU failures [`Error::Gpu`]. A source index out of range is
-    /// [`Error::InvalidChunk`].
+    /// [`crate::Error::UnsuitableGpu`]; a node the device refuses is [`crate::Error::Kernel`] naming
+    /// it, and other GPU failures [`crate::Error::Gpu`]. A source index out of range is
+    /// [`crate::Error::InvalidChunk`].
     pub fn gpu_stream(
         &self,
         source: usize,
