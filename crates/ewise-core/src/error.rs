@@ -352,6 +352,18 @@ pub enum Error {
         /// Elements required.
         required: u64,
     },
+    /// The byte-level array API was given bytes that are not a whole number of elements.
+    #[error("{operator}: {tensor} holds {bytes} bytes, which is not a whole number of {element_size}-byte elements")]
+    PartialElement {
+        /// The operator.
+        operator: OperatorType,
+        /// Which tensor.
+        tensor: TensorRole,
+        /// Bytes given.
+        bytes: usize,
+        /// The element size in bytes.
+        element_size: usize,
+    },
 }
 
 fn ext_suffix(extensions: bool) -> &'static str {

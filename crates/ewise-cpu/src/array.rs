@@ -2,6 +2,7 @@
 //! layout walker as the DirectML-style path, with the ewise extensions enabled (any
 //! rank, FLOAT64, BFLOAT16, empty tensors).
 
+use ewise_core::layout::no_kernel;
 use ewise_core::{
     DataType, Element, Error, InfinityMode, NanPolicy, OperatorDesc, OperatorType, Result,
     TensorDesc, TensorRole,
@@ -55,46 +56,17 @@ fn length_check(operator: OperatorType, given: usize, required: usize) -> Result
 /// ```
 pub fn sign<T: SignElement>(input: &[T], output: &mut [T], policy: NanPolicy) -> Result<()> {
     length_check(OperatorType::ElementWiseSign, output.len(), input.len())?;
-    let (src, dst) = (
+    sign_bytes(
+        T::DATA_TYPE,
         bytemuck::cast_slice(input),
         bytemuck::cast_slice_mut(output),
-    );
-    let size = std::mem::size_of::<T>();
-    if is_small(input.len(), 2 * size) {
-        let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
-        (k.map)(src, dst);
-        return Ok(());
-    }
-    let desc = |n| {
-        let t = TensorDesc::new(T::DATA_TYPE, &[n]);
-        OperatorDesc::sign(t.clone(), t)
-    };
-    in_pieces(input.len(), desc, policy, |op, r| {
-        op.execute_slices(
-            &src[r.start * size..r.end * size],
-            &mut dst[r.start * size..r.end * size],
-        )
-    })
+        policy,
+    )
 }
 
 /// Replaces each element of `data` by its SIGN.
 pub fn sign_in_place<T: SignElement>(data: &mut [T], policy: NanPolicy) {
-    let size = std::mem::size_of::<T>();
-    let len = data.len();
-    let bytes = bytemuck::cast_slice_mut(data);
-    if is_small(len, 2 * size) {
-        let k = kernels::sign(T::DATA_TYPE, policy).expect("every SignElement has a SIGN kernel");
-        let f = k.map_in_place.expect("SIGN kernels run in place");
-        f(bytes);
-        return;
-    }
-    let desc = |n| {
-        let t = TensorDesc::new(T::DATA_TYPE, &[n]);
-        OperatorDesc::sign(t.clone(), t)
-    };
-    let done = in_pieces(len, desc, policy, |op, r| {
-        op.execute_in_place_slice(&mut bytes[r.start * size..r.end * size])
-    });
+    let done = sign_bytes_in_place(T::DATA_TYPE, bytemuck::cast_slice_mut(data), policy);
     debug_assert!(
         done.is_ok(),
         "a 1-D SIGN of a whole slice always runs: {done:?}"
@@ -112,23 +84,108 @@ pub fn is_infinity<T: FloatElement>(
         output.len(),
         input.len(),
     )?;
-    let src: &[u8] = bytemuck::cast_slice(input);
-    let size = std::mem::size_of::<T>();
-    if is_small(input.len(), size + 1) {
-        let k = kernels::is_infinity(T::DATA_TYPE, mode).expect("every FloatElement has a kernel");
-        (k.map)(src, output);
+    is_infinity_bytes(T::DATA_TYPE, mode, bytemuck::cast_slice(input), output)
+}
+
+/// [`sign`] over bytes holding elements of a type known at run time (any alignment):
+/// `output` holds as many bytes as `input`, a whole number of elements. A type without
+/// a SIGN kernel is [`Error::UnsupportedDataType`]; a length that is not a whole number
+/// of elements, or differs between the slices, is [`Error::SliceLength`].
+pub fn sign_bytes(
+    data_type: DataType,
+    input: &[u8],
+    output: &mut [u8],
+    policy: NanPolicy,
+) -> Result<()> {
+    let operator = OperatorType::ElementWiseSign;
+    let k = kernels::sign(data_type, policy).ok_or_else(|| no_kernel(operator, data_type))?;
+    let len = elements(operator, TensorRole::Input, input.len(), k.in_size)?;
+    let out_len = elements(operator, TensorRole::Output, output.len(), k.out_size)?;
+    length_check(operator, out_len, len)?;
+    if is_small(len, k.in_size + k.out_size) {
+        (k.map)(input, output);
         return Ok(());
     }
+    let size = k.in_size;
+    let desc = |n| {
+        let t = TensorDesc::new(data_type, &[n]);
+        OperatorDesc::sign(t.clone(), t)
+    };
+    in_pieces(len, desc, policy, |op, r| {
+        op.execute_slices(
+            &input[r.start * size..r.end * size],
+            &mut output[r.start * size..r.end * size],
+        )
+    })
+}
+
+/// [`sign_in_place`] over bytes holding elements of a type known at run time (any
+/// alignment), with the errors of [`sign_bytes`].
+pub fn sign_bytes_in_place(data_type: DataType, data: &mut [u8], policy: NanPolicy) -> Result<()> {
+    let operator = OperatorType::ElementWiseSign;
+    let k = kernels::sign(data_type, policy).ok_or_else(|| no_kernel(operator, data_type))?;
+    let len = elements(operator, TensorRole::Input, data.len(), k.in_size)?;
+    if let (true, Some(f)) = (is_small(len, 2 * k.in_size), k.map_in_place) {
+        f(data);
+        return Ok(());
+    }
+    let size = k.in_size;
+    let desc = |n| {
+        let t = TensorDesc::new(data_type, &[n]);
+        OperatorDesc::sign(t.clone(), t)
+    };
+    in_pieces(len, desc, policy, |op, r| {
+        op.execute_in_place_slice(&mut data[r.start * size..r.end * size])
+    })
+}
+
+/// [`is_infinity`] over bytes holding elements of a type known at run time (any
+/// alignment), one output byte per element. A type without an IS_INFINITY kernel is
+/// [`Error::UnsupportedDataType`]; lengths that do not match are [`Error::SliceLength`].
+pub fn is_infinity_bytes(
+    data_type: DataType,
+    mode: InfinityMode,
+    input: &[u8],
+    output: &mut [u8],
+) -> Result<()> {
+    let operator = OperatorType::ElementWiseIsInfinity;
+    let k = kernels::is_infinity(data_type, mode).ok_or_else(|| no_kernel(operator, data_type))?;
+    let len = elements(operator, TensorRole::Input, input.len(), k.in_size)?;
+    length_check(operator, output.len(), len)?;
+    if is_small(len, k.in_size + 1) {
+        (k.map)(input, output);
+        return Ok(());
+    }
+    let size = k.in_size;
     let desc = |n| {
         OperatorDesc::is_infinity(
-            TensorDesc::new(T::DATA_TYPE, &[n]),
+            TensorDesc::new(data_type, &[n]),
             TensorDesc::new(DataType::Uint8, &[n]),
             mode,
         )
     };
-    in_pieces(input.len(), desc, NanPolicy::Zero, |op, r| {
-        op.execute_slices(&src[r.start * size..r.end * size], &mut output[r])
+    in_pieces(len, desc, NanPolicy::Zero, |op, r| {
+        op.execute_slices(&input[r.start * size..r.end * size], &mut output[r])
     })
+}
+
+/// The number of `size`-byte elements in `bytes` bytes, refusing a partial element.
+fn elements(
+    operator: OperatorType,
+    tensor: TensorRole,
+    bytes: usize,
+    size: usize,
+) -> Result<usize> {
+    if bytes.is_multiple_of(size) {
+        Ok(bytes / size)
+    } else {
+        Err(Error::PartialElement {
+            operator,
+            tensor,
+            bytes,
+            element_size: size,
+        })
+    }
 }
 
 /// True when `len` elements moving `bytes_per_element` stay below the thread threshold:

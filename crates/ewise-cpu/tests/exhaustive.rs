@@ -6,7 +6,8 @@ use ewise_cpu::array;
 use ewise_cpu::half::{bf16, f16};
 use ewise_cpu::reference::{is_infinity_bits, sign_bits};
 use ewise_cpu::{
-    DataType, Device, Element, Extensions, InfinityMode, NanPolicy, OperatorDesc, TensorDesc,
+    DataType, Device, Element, Error, Extensions, InfinityMode, NanPolicy, OperatorDesc,
+    OperatorType, TensorDesc,
 };
 
 /// Values as bit patterns of a Rust element type.
@@ -100,7 +101,23 @@ fn check_sign<T: Bits + array::SignElement>(patterns: &[u64]) {
 
         let got = through_misaligned_bytes(&input, policy);
         assert_first_difference(&got, &expected, patterns, T::DATA_TYPE, "misaligned");
+
+        let got = through_byte_api(&input, policy);
+        assert_first_difference(&got, &expected, patterns, T::DATA_TYPE, "byte API");
     }
+}
+
+/// Runs SIGN through `array::sign_bytes` and `array::sign_bytes_in_place` on byte slices
+/// one byte past an aligned address, with the type known only at run time.
+fn through_byte_api<T: Bits>(input: &[T], policy: NanPolicy) -> Vec<u64> {
+    let size = std::mem::size_of::<T>();
+    let mut src = vec![0u8; std::mem::size_of_val(input) + 1];
+    src[1..].copy_from_slice(bytemuck::cast_slice(input));
+    let mut dst = vec![0u8; src.len()];
+    array::sign_bytes(T::DATA_TYPE, &src[1..], &mut dst[1..], policy).unwrap();
+    array::sign_bytes_in_place(T::DATA_TYPE, &mut src[1..], policy).unwrap();
+    assert_eq!(src[1..], dst[1..], "{} byte API in place", T::DATA_TYPE);
+    dst[1..].chunks(size).map(ne_bits).collect()
 }
 
 /// Runs SIGN through the DirectML-style compiled operator on a byte slice that starts one
@@ -163,6 +180,13 @@ fn check_is_infinity<T: Bits + array::FloatElement>(patterns: &[u64]) {
         array::is_infinity(&input, mode, &mut out).unwrap();
         let got: Vec<u64> = out.iter().map(|&x| u64::from(x)).collect();
         assert_first_difference(&got, &expected, patterns, T::DATA_TYPE, mode.name());
+
+        let mut src = vec![0u8; std::mem::size_of_val(input.as_slice()) + 1];
+        src[1..].copy_from_slice(bytemuck::cast_slice(&input));
+        let mut out = vec![7u8; input.len()];
+        array::is_infinity_bytes(T::DATA_TYPE, mode, &src[1..], &mut out).unwrap();
+        let got: Vec<u64> = out.iter().map(|&x| u64::from(x)).collect();
+        assert_first_difference(&got, &expected, patterns, T::DATA_TYPE, "byte API");
     }
 }
 
@@ -247,4 +271,77 @@ fn float8_is_infinity_every_pattern() {
             .count();
         assert_eq!(hits, if t == DataType::Float8E5M2 { 2 } else { 0 }, "{t}");
     }
+}
+
+#[test]
+fn byte_api_refuses_partial_elements_and_types_without_kernels() {
+    let sign = OperatorType::ElementWiseSign;
+    let mut out = [0u8; 6];
+    let err = array::sign_bytes(DataType::Float32, &[0u8; 6], &mut out, NanPolicy::Zero);
+    assert!(
+        matches!(err, Err(Error::PartialElement { operator, bytes: 6, element_size: 4, .. }) if operator == sign),
+        "{err:?}"
+    );
+    let err = array::sign_bytes(DataType::Float32, &[0u8; 8], &mut out, NanPolicy::Zero);
+    assert!(
+        matches!(err, Err(Error::PartialElement { bytes: 6, .. })),
+        "{err:?}"
+    );
+    let mut four = [0u8; 4];
+    let err = array::sign_bytes(DataType::Float32, &[0u8; 8], &mut four, NanPolicy::Zero);
+    assert!(
+        matches!(
+            err,
+            Err(Error::SliceLength {
+                given: 1,
+                required: 2,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    let err = array::sign_bytes_in_place(DataType::Uint4, &mut four, NanPolicy::Zero);
+    assert!(
+        matches!(
+            err,
+            Err(Error::UnsupportedDataType {
+                given: DataType::Uint4,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    let err = array::is_infinity_bytes(
+        DataType::Int32,
+        InfinityMode::Either,
+        &[0u8; 8],
+        &mut out[..2],
+    );
+    assert!(
+        matches!(
+            err,
+            Err(Error::UnsupportedDataType {
+                given: DataType::Int32,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    let err = array::is_infinity_bytes(
+        DataType::Float16,
+        InfinityMode::Either,
+        &[0u8; 8],
+        &mut out[..3],
+    );
+    assert!(
+        matches!(
+            err,
+            Err(Error::SliceLength {
+                given: 3,
+                required: 4,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
 }
