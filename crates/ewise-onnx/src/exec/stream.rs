@@ -516,6 +516,49 @@ impl Streaming {
         widest.sum::<usize>().saturating_mul(elements)
     }
 
+    /// The fewest elements a chunk holds under a default budget, however many outputs
+    /// and intermediate values share it: the `min_elements` that
+    /// [`Streaming::chunk_elements`] is given for a budget the caller chose itself.
+    pub const MIN_CHUNK_ELEMENTS: usize = 4096;
+
+    /// Bytes the buffers of one chunk hold per element of source `source`: the
+    /// source's element size, plus each of its outputs' ([`Streaming::outputs_of`]),
+    /// plus [`Streaming::scratch_bytes`]`(1)` for the intermediate values alive at once.
+    /// At least 1; saturates at `usize::MAX`.
+    ///
+    /// # Panics
+    /// If `source` is out of range of [`Streaming::sources`].
+    pub fn chunk_bytes_per_element(&self, source: usize) -> usize {
+        self.outputs_of(source)
+            .iter()
+            .map(|&o| element_size(self.outputs[o].data_type))
+            .fold(
+                element_size(self.sources[source].data_type),
+                usize::saturating_add,
+            )
+            .saturating_add(self.scratch_bytes(1))
+            .max(1)
+    }
+
+    /// How many elements of source `source` one chunk holds so that its buffers (the
+    /// source's chunk, one per output and the scratch buffers of
+    /// [`Streaming::run_chunk`]) take at most `budget_bytes` together: `budget_bytes`
+    /// divided by [`Streaming::chunk_bytes_per_element`]`(source)`, rounded down; then
+    /// raised to `min_elements` (the budget is then exceeded: pass
+    /// [`Streaming::MIN_CHUNK_ELEMENTS`] for a default budget, 1 for a budget a user
+    /// gave, after refusing one smaller than a single element's bytes); then capped at
+    /// the source's [`StreamSource::elements`]; never less than 1, even for an empty
+    /// source or a budget smaller than one element.
+    ///
+    /// # Panics
+    /// If `source` is out of range of [`Streaming::sources`].
+    pub fn chunk_elements(&self, source: usize, budget_bytes: usize, min_elements: usize) -> usize {
+        (budget_bytes / self.chunk_bytes_per_element(source))
+            .max(min_elements)
+            .min(self.sources[source].elements)
+            .max(1)
+    }
+
     /// Runs one chunk of source `source`: `input` holds elements `[start, start + n)`
     /// of the source for some `start` (packed, native byte order: `n` times its element
     /// size in bytes), and `outputs` one slice per output of
@@ -630,5 +673,104 @@ impl Streaming {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{
+        type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TypeProto,
+        ValueInfoProto,
+    };
+    use crate::Model;
+
+    fn value(name: &str, elem_type: i32) -> ValueInfoProto {
+        ValueInfoProto {
+            name: name.into(),
+            r#type: Some(TypeProto {
+                value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                    elem_type,
+                    shape: None,
+                })),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn node(op_type: &str, input: &str, output: &str) -> NodeProto {
+        NodeProto {
+            input: vec![input.into()],
+            output: vec![output.into()],
+            op_type: op_type.into(),
+            ..Default::default()
+        }
+    }
+
+    /// float32 `x` of `n` elements; `y = IsInf(Sign(Sign(x)))` (bool) through one
+    /// float32 scratch buffer, and `z = Sign(x)` (float32): 4 + 1 + 4 bytes of source
+    /// and outputs and 4 of scratch per element.
+    fn plan(n: usize) -> Streaming {
+        let model = ModelProto {
+            ir_version: 9,
+            opset_import: vec![OperatorSetIdProto {
+                domain: String::new(),
+                version: 20,
+            }],
+            graph: Some(GraphProto {
+                name: "g".into(),
+                node: vec![
+                    node("Sign", "x", "a"),
+                    node("Sign", "a", "b"),
+                    node("IsInf", "b", "y"),
+                    node("Sign", "x", "z"),
+                ],
+                input: vec![value("x", 1)],
+                output: vec![value("y", 9), value("z", 1)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let model = Model::from_proto(&model, None).unwrap();
+        model.streaming(&[("x", DataType::Float32, &[n])]).unwrap()
+    }
+
+    #[test]
+    fn chunk_elements_divides_the_budget_by_every_buffer_of_an_element() {
+        let min = Streaming::MIN_CHUNK_ELEMENTS;
+        let plan = plan(1 << 20);
+        assert_eq!(plan.scratch_bytes(1), 4);
+        assert_eq!(plan.chunk_bytes_per_element(0), 13);
+
+        // A budget smaller than one element of every value alive: the minimum.
+        for budget in [0, 1, 12] {
+            assert_eq!(plan.chunk_elements(0, budget, 1), 1);
+            assert_eq!(plan.chunk_elements(0, budget, min), min);
+        }
+        assert_eq!(plan.chunk_elements(0, 13, 1), 1);
+        assert_eq!(plan.chunk_elements(0, 13, 0), 1);
+
+        // Rounded down; raised to the minimum, even past the budget.
+        assert_eq!(plan.chunk_elements(0, 13 * 5000 + 12, min), 5000);
+        assert_eq!(plan.chunk_elements(0, 13 * min - 1, 1), min - 1);
+        assert_eq!(plan.chunk_elements(0, 13 * min - 1, min), min);
+        assert_eq!(plan.chunk_elements(0, 13 * min, min), min);
+
+        // A large budget: what fits, then no more than the source holds.
+        assert_eq!(plan.chunk_elements(0, 4 << 20, min), (4 << 20) / 13);
+        assert_eq!(plan.chunk_elements(0, 16 << 20, min), 1 << 20);
+        assert_eq!(plan.chunk_elements(0, usize::MAX, 1), 1 << 20);
+    }
+
+    #[test]
+    fn chunk_elements_never_exceeds_the_source_nor_falls_below_one() {
+        let min = Streaming::MIN_CHUNK_ELEMENTS;
+        let small = plan(10);
+        assert_eq!(small.chunk_elements(0, 4 << 20, min), 10);
+        assert_eq!(small.chunk_elements(0, 0, min), 10);
+        let empty = plan(0);
+        assert_eq!(empty.chunk_elements(0, 4 << 20, min), 1);
+        assert_eq!(empty.chunk_elements(0, 0, 1), 1);
     }
 }

@@ -13,11 +13,9 @@ use crate::layout::{Dims, View};
 use crate::{onnx, OnnxError};
 
 /// Bytes of one chunk: its input, its outputs and the plan's scratch buffers together
-/// (the chunk of the `ewise run` command).
+/// (the chunk of the `ewise run` command), but never fewer elements than
+/// [`Streaming::MIN_CHUNK_ELEMENTS`] ([`Streaming::chunk_elements`]).
 const CHUNK_BYTES: usize = 4 << 20;
-
-/// The fewest elements a chunk holds, however many outputs share [`CHUNK_BYTES`].
-const MIN_CHUNK_ELEMENTS: usize = 4096;
 
 /// Bytes (inputs and outputs) of the chunks run without the GIL between two checks for
 /// signals: milliseconds of work.
@@ -203,12 +201,10 @@ pub(crate) fn stream_source(
         .iter()
         .map(|&o| element_size(plan.outputs()[o].data_type))
         .fold(in_item, usize::saturating_add);
-    let chunk = (CHUNK_BYTES / per_element.saturating_add(plan.scratch_bytes(1)).max(1))
-        .max(MIN_CHUNK_ELEMENTS)
-        .min(source.elements);
-    if chunk == 0 {
+    if source.elements == 0 {
         return Ok(());
     }
+    let chunk = plan.chunk_elements(s, CHUNK_BYTES, Streaming::MIN_CHUNK_ELEMENTS);
     let name = format!("{:?}", source.name);
     let (mut input, gather) = match feed {
         Feed::Held(bytes) if bytes.len() != source.elements.saturating_mul(in_item) => {

@@ -43,44 +43,28 @@ fn element_size(data_type: DataType) -> usize {
         .unwrap_or(1)
 }
 
-/// The fewest elements a chunk holds, however many outputs share the buffer budget.
-const MIN_CHUNK_ELEMENTS: usize = 4096;
-
 /// The most outputs of one source whose temporaries stay open while it is streamed;
 /// beyond, each chunk reopens them ([`Staging`]).
 const OPEN_OUTPUTS: usize = 16;
 
-/// Bytes the buffers of one chunk hold per element of source `s` of `plan`: the
-/// source's, each output's, and the scratch values alive at once.
-fn bytes_per_element(plan: &Streaming, s: usize) -> usize {
-    plan.outputs_of(s)
-        .iter()
-        .map(|&o| element_size(plan.outputs()[o].data_type))
-        .fold(
-            element_size(plan.sources()[s].data_type),
-            usize::saturating_add,
-        )
-        .saturating_add(plan.scratch_bytes(1))
-}
-
-/// Elements per chunk of source `s` of `plan` for a chunk budget of `budget` bytes:
-/// the chunk's input, output and scratch buffers together hold at most `budget`
-/// bytes. A budget given with `--chunk-size` (`explicit`) that cannot hold one element
-/// of each is refused; the default budget holds at least [`MIN_CHUNK_ELEMENTS`]
-/// elements however many outputs share it. Never more than the source holds (at least
-/// one).
+/// Elements per chunk of source `s` of `plan` for a chunk budget of `budget` bytes
+/// ([`Streaming::chunk_elements`]): the chunk's input, output and scratch buffers
+/// together hold at most `budget` bytes. A budget given with `--chunk-size`
+/// (`explicit`) that cannot hold one element of each is refused; the default budget
+/// holds at least [`Streaming::MIN_CHUNK_ELEMENTS`] elements however many outputs share
+/// it. Never more than the source holds (at least one).
 fn chunk_elements(plan: &Streaming, s: usize, budget: usize, explicit: bool) -> Result<usize> {
-    let per_element = bytes_per_element(plan, s).max(1);
-    let fits = budget / per_element;
-    let source = &plan.sources()[s];
-    if explicit && fits == 0 {
+    if !explicit {
+        return Ok(plan.chunk_elements(s, budget, Streaming::MIN_CHUNK_ELEMENTS));
+    }
+    let per_element = plan.chunk_bytes_per_element(s);
+    if budget < per_element {
         bail!(
             "--chunk-size {budget} cannot hold one element of {:?} with its outputs and intermediate values ({per_element} bytes); give at least {per_element}",
-            source.name
+            plan.sources()[s].name
         );
     }
-    let floor = if explicit { 1 } else { MIN_CHUNK_ELEMENTS };
-    Ok(fits.max(floor).min(source.elements).max(1))
+    Ok(plan.chunk_elements(s, budget, 1))
 }
 
 /// Streams every source of `plan` into temporaries for `targets` and commits them (see
