@@ -44,18 +44,6 @@ fn signs() -> Vec<u8> {
     f32_npy_bytes(&[-1.0, 1.0])
 }
 
-/// `ewise run model -i x=input -o outdir`.
-fn run_args(model: &Path, input: &Path, outdir: &Path) -> Vec<String> {
-    vec![
-        "run".into(),
-        model.display().to_string(),
-        "-i".into(),
-        format!("x={}", input.display()),
-        "-o".into(),
-        outdir.display().to_string(),
-    ]
-}
-
 /// Runs `ewise run` with input `x` fed through a FIFO: `between` runs once ewise has
 /// opened the input, which it does only after every output check, and before the data
 /// arrives.
@@ -63,7 +51,7 @@ fn run_fed_through_fifo(dir: &Path, model: &Path, outdir: &Path, between: impl F
     let fifo = dir.join("x.fifo");
     mkfifo(&fifo);
     let child = ewise_command()
-        .args(run_args(model, &fifo, outdir))
+        .args(run_args(model, &fifo, outdir, &[]))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -181,7 +169,7 @@ fn a_rename_refused_by_a_sticky_directory_restores_the_others() {
     let before = snapshot(&outdir);
     let out = as_other_user()
         .unwrap()
-        .args(run_args(&model, &x, &outdir))
+        .args(run_args(&model, &x, &outdir, &[]))
         .output()
         .unwrap();
     assert_eq!(snapshot(&outdir), before, "OUTDIR is exactly as it was");
@@ -206,7 +194,7 @@ fn outputs_replace_every_old_file_and_leave_no_copy() {
         std::fs::write(outdir.join(n), b"old").unwrap();
         chmod(&outdir.join(n), 0o640);
     }
-    assert_ok(&ewise(run_args(&model, &x, &outdir)));
+    assert_ok(&ewise(run_args(&model, &x, &outdir, &[])));
     assert_eq!(file_names(&outdir), ["a.npy", "b.npy", "c.npy"]);
     for n in ["a.npy", "b.npy", "c.npy"] {
         assert_eq!(std::fs::read(outdir.join(n)).unwrap(), signs(), "{n}");
@@ -314,7 +302,7 @@ fn two_outputs_resolving_to_one_file_are_refused() {
             std::fs::write(&b, b"old b").unwrap();
         }
         assert_error(
-            &ewise(run_args(&model, &x, &outdir)),
+            &ewise(run_args(&model, &x, &outdir, &[])),
             &[
                 "graph output \"b\"",
                 "graph output \"a\"",
@@ -325,7 +313,7 @@ fn two_outputs_resolving_to_one_file_are_refused() {
     std::fs::remove_file(&a).unwrap();
     std::fs::hard_link(&b, &a).unwrap();
     assert_error(
-        &ewise(run_args(&model, &x, &outdir)),
+        &ewise(run_args(&model, &x, &outdir, &[])),
         &["would both be written to"],
     );
     assert_eq!(std::fs::read(&b).unwrap(), b"old b");
@@ -366,7 +354,7 @@ fn thousands_of_outputs_under_a_low_open_file_limit() {
     let model = fan_out_model(dir.path(), &refs, Some(&[2]));
     let x = x_npy(dir.path());
     let outdir = dir.path().join("out");
-    let args = run_args(&model, &x, &outdir);
+    let args = run_args(&model, &x, &outdir, &[]);
     let started = std::time::Instant::now();
     assert_ok(&ewise_with_fd_limit(&args, 256, None));
     eprintln!("{N} new outputs: {:?}", started.elapsed());
@@ -417,7 +405,7 @@ fn a_read_only_output_is_refused_for_a_user_who_may_not_write_it() {
     chmod(&b, 0o444);
     let out = as_other_user()
         .unwrap()
-        .args(run_args(&model, &x, &outdir))
+        .args(run_args(&model, &x, &outdir, &[]))
         .output()
         .unwrap();
     assert_error(
@@ -434,7 +422,7 @@ fn an_input_too_large_for_memory_is_named_in_the_error() {
     let model = fan_out_model(dir.path(), &["y"], None);
     let x = dir.path().join("x.npy");
     write_npy(&x, "<f4", false, &[1 << 62, 1 << 62, 0], &[]);
-    let out = ewise(run_args(&model, &x, &dir.path().join("out")));
+    let out = ewise(run_args(&model, &x, &dir.path().join("out"), &[]));
     let err = assert_error(&out, &["x.npy", "input \"x\"", "too large"]);
     assert!(!err.contains("tensor \"\""), "{err}");
 }
@@ -457,7 +445,7 @@ fn an_impossible_outdir_is_refused_before_the_inputs_are_opened() {
         ),
     ];
     for (outdir, fragments) in cases {
-        let out = ewise_within(run_args(&model, &fifo, &outdir), LIMIT)
+        let out = ewise_within(run_args(&model, &fifo, &outdir, &[]), LIMIT)
             .unwrap_or_else(|| panic!("{}: the input was opened first", outdir.display()));
         assert_error(&out, fragments);
     }
@@ -471,7 +459,7 @@ fn ctrl_c_while_an_input_is_read_stops_before_anything_is_written() {
     let fifo = dir.path().join("x.fifo");
     mkfifo(&fifo);
     let child = ewise_command()
-        .args(run_args(&model, &fifo, &outdir))
+        .args(run_args(&model, &fifo, &outdir, &[]))
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
