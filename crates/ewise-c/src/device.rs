@@ -1,0 +1,255 @@
+//! Devices: the CPU or a GPU, validating at one feature level; what every child keeps
+//! alive; and `ewise_check_feature_support`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ewise::gpu::stream::GpuStream;
+use ewise::gpu::GpuDevice;
+use ewise::{
+    DataType, Device, Extensions, FeatureLevel, InfinityMode, NanPolicy, OperatorDesc,
+    OperatorType, TensorDesc,
+};
+
+use crate::convert::{self, Rules};
+use crate::status::{deref, Failure, Outcome};
+use crate::types::*;
+
+/// The backend a device runs on.
+#[derive(Debug)]
+pub(crate) enum Backend {
+    Cpu(Device),
+    Gpu(GpuDevice),
+}
+
+/// What a device is, shared by its handle and every child (operators, compiled
+/// operators, buffers): the device goes with the last of them.
+#[derive(Debug)]
+pub(crate) struct DeviceCore {
+    pub(crate) backend: Backend,
+    pub(crate) rules: Rules,
+    pub(crate) nan_policy: NanPolicy,
+    /// GPU streams kept for `ewise_sign` and `ewise_is_infinity`, by operator and type.
+    pub(crate) streams: Mutex<HashMap<StreamKey, Vec<GpuStream>>>,
+    /// Whether SIGN (`.0`) and IS_INFINITY (`.1`) accept each data type here, in the
+    /// order of `DataType::ALL`.
+    accepted: [(bool, bool); DataType::ALL.len()],
+}
+
+/// The operator and input type of a kept GPU stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum StreamKey {
+    Sign(DataType),
+    IsInfinity(DataType, InfinityMode),
+}
+
+/// `ewise_device`: a handle holding a device.
+#[derive(Debug)]
+pub struct ewise_device {
+    pub(crate) core: Arc<DeviceCore>,
+}
+
+impl DeviceCore {
+    /// The device `desc` asks for.
+    pub(crate) fn new(desc: &EWISE_DEVICE_DESC) -> Outcome<DeviceCore> {
+        let level = convert::feature_level(desc.FeatureLevel)?;
+        let extensions = match desc.Extensions {
+            0 => Extensions::Disabled,
+            1 => Extensions::Enabled,
+            other => {
+                return Err(Failure::invalid(format!(
+                    "EWISE_DEVICE_DESC.Extensions {other} is neither 0 (strict DirectML \
+                     rules) nor 1 (ewise extensions)"
+                )))
+            }
+        };
+        let nan_policy = match desc.NanPolicy {
+            EWISE_NAN_ZERO => NanPolicy::Zero,
+            EWISE_NAN_PROPAGATE => NanPolicy::Propagate,
+            other => {
+                return Err(Failure::invalid(format!(
+                    "EWISE_DEVICE_DESC.NanPolicy {other} is neither EWISE_NAN_ZERO 0 nor \
+                     EWISE_NAN_PROPAGATE 1"
+                )))
+            }
+        };
+        let backend = match desc.Kind {
+            EWISE_DEVICE_CPU => Backend::Cpu(
+                Device::builder()
+                    .feature_level(level)
+                    .extensions(extensions)
+                    .nan_policy(nan_policy)
+                    .build()?,
+            ),
+            EWISE_DEVICE_GPU => Backend::Gpu(
+                GpuDevice::builder()
+                    .feature_level(level)
+                    .extensions(extensions)
+                    .nan_policy(nan_policy)
+                    .build()?,
+            ),
+            other => {
+                return Err(Failure::invalid(format!(
+                    "EWISE_DEVICE_DESC.Kind {other} is neither EWISE_DEVICE_CPU 0 nor \
+                     EWISE_DEVICE_GPU 1"
+                )))
+            }
+        };
+        let rules = Rules { level, extensions };
+        let accepted = DataType::ALL.map(|t| {
+            (
+                validate_one(&backend, OperatorType::ElementWiseSign, t).is_ok(),
+                validate_one(&backend, OperatorType::ElementWiseIsInfinity, t).is_ok(),
+            )
+        });
+        Ok(DeviceCore {
+            backend,
+            rules,
+            nan_policy,
+            streams: Mutex::new(HashMap::new()),
+            accepted,
+        })
+    }
+
+    /// Refuses `operator` on `data_type` elements when this device does not accept it,
+    /// with the error a one-element operator's creation gives.
+    pub(crate) fn check_type(&self, operator: OperatorType, data_type: DataType) -> Outcome<()> {
+        let ok = self
+            .accepted(data_type)
+            .is_some_and(|(sign, inf)| match operator {
+                OperatorType::ElementWiseSign => sign,
+                OperatorType::ElementWiseIsInfinity => inf,
+            });
+        if ok {
+            return Ok(());
+        }
+        validate_one(&self.backend, operator, data_type)?;
+        Err(Failure::unsupported(format!(
+            "{operator} has no kernel for data type {data_type}"
+        )))
+    }
+
+    /// Whether SIGN or IS_INFINITY accepts `data_type` here.
+    fn supports_type(&self, data_type: DataType) -> bool {
+        self.accepted(data_type)
+            .is_some_and(|(sign, inf)| sign || inf)
+    }
+
+    /// Whether SIGN and IS_INFINITY accept `data_type` here.
+    fn accepted(&self, data_type: DataType) -> Option<(bool, bool)> {
+        let i = DataType::ALL.iter().position(|&t| t == data_type)?;
+        self.accepted.get(i).copied()
+    }
+
+    fn feature_level(&self) -> FeatureLevel {
+        self.rules.level
+    }
+}
+
+/// Validates a one-element `operator` over `data_type` on `backend`.
+fn validate_one(backend: &Backend, operator: OperatorType, data_type: DataType) -> Outcome<()> {
+    let input = TensorDesc::new(data_type, &[1]);
+    let desc = match operator {
+        OperatorType::ElementWiseSign => OperatorDesc::sign(input.clone(), input),
+        OperatorType::ElementWiseIsInfinity => OperatorDesc::is_infinity(
+            input,
+            TensorDesc::new(DataType::Uint8, &[1]),
+            InfinityMode::Either,
+        ),
+    };
+    match backend {
+        Backend::Cpu(d) => d.create_operator(&desc).map(drop)?,
+        Backend::Gpu(d) => d.create_operator(&desc).map(drop)?,
+    }
+    Ok(())
+}
+
+/// `ewise_check_feature_support`'s body.
+///
+/// # Safety
+/// `query` points to `query_size` readable bytes and `support` to `support_size`
+/// writable bytes; arrays inside the query hold the entries their counts say.
+pub(crate) unsafe fn check_feature_support(
+    core: &DeviceCore,
+    feature: DML_FEATURE,
+    (query_size, query): (u32, *const std::ffi::c_void),
+    (support_size, support): (u32, *mut std::ffi::c_void),
+) -> Outcome<()> {
+    let sizes = |name: &str, q: usize, s: usize| -> Outcome<()> {
+        if query_size as usize != q || support_size as usize != s {
+            return Err(Failure::invalid(format!(
+                "{name}: query_size {query_size} and support_size {support_size} must be \
+                 {q} and {s} (the sizes of its query and data structs)"
+            )));
+        }
+        Ok(())
+    };
+    match feature {
+        DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT => {
+            sizes(
+                "DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT",
+                size_of::<DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT>(),
+                size_of::<DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT>(),
+            )?;
+            // SAFETY: the caller promises a query of the size checked above.
+            let q: &DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT =
+                unsafe { deref(query.cast(), "query")? };
+            let support = support.cast::<DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT>();
+            crate::status::out_ptr(support, "support")?;
+            let data_type = convert::data_type(q.DataType)?;
+            let answer = DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT {
+                IsSupported: i32::from(core.supports_type(data_type)),
+            };
+            // SAFETY: non-NULL, and the caller promises room for the struct; unaligned
+            // writes accept any address.
+            unsafe { support.write_unaligned(answer) };
+            Ok(())
+        }
+        DML_FEATURE_FEATURE_LEVELS => {
+            sizes(
+                "DML_FEATURE_FEATURE_LEVELS",
+                size_of::<DML_FEATURE_QUERY_FEATURE_LEVELS>(),
+                size_of::<DML_FEATURE_DATA_FEATURE_LEVELS>(),
+            )?;
+            // SAFETY: the caller promises a query of the size checked above.
+            let q: &DML_FEATURE_QUERY_FEATURE_LEVELS = unsafe { deref(query.cast(), "query")? };
+            let support = support.cast::<DML_FEATURE_DATA_FEATURE_LEVELS>();
+            crate::status::out_ptr(support, "support")?;
+            if q.RequestedFeatureLevelCount == 0 || q.RequestedFeatureLevels.is_null() {
+                return Err(Failure::invalid(
+                    "DML_FEATURE_QUERY_FEATURE_LEVELS: RequestedFeatureLevelCount must be at \
+                     least 1 and RequestedFeatureLevels not NULL",
+                ));
+            }
+            // SAFETY: non-NULL, and the caller promises that many entries.
+            let raw = unsafe {
+                std::slice::from_raw_parts(
+                    q.RequestedFeatureLevels,
+                    q.RequestedFeatureLevelCount as usize,
+                )
+            };
+            let requested = raw
+                .iter()
+                .map(|&l| convert::feature_level(l))
+                .collect::<Outcome<Vec<FeatureLevel>>>()?;
+            let own = core.feature_level();
+            let best = requested.iter().copied().filter(|&l| l <= own).max();
+            let Some(best) = best else {
+                return Err(Failure::unsupported(format!(
+                    "DML_FEATURE_FEATURE_LEVELS: none of the requested levels is at or below \
+                     this device's level {own}"
+                )));
+            };
+            let answer = DML_FEATURE_DATA_FEATURE_LEVELS {
+                MaxSupportedFeatureLevel: best.raw(),
+            };
+            // SAFETY: non-NULL, and the caller promises room for the struct.
+            unsafe { support.write_unaligned(answer) };
+            Ok(())
+        }
+        other => Err(Failure::invalid(format!(
+            "DML_FEATURE {other} is not a feature (accepted: \
+             DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT 0, DML_FEATURE_FEATURE_LEVELS 1)"
+        ))),
+    }
+}
