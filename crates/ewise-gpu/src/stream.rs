@@ -80,10 +80,12 @@ pub enum StreamOp {
 }
 
 impl StreamOp {
-    /// The description of the operator over a 1-D chunk of `len` elements from `input`
-    /// to `output` elements, both packed, the output's total size its minimum.
+    /// The description of the operator over a chunk of `len` elements from `input` to
+    /// `output` elements, both packed, the output's total size its minimum. The chunk is
+    /// 4-D, `[1, 1, 1, len]`: the one shape that every feature level accepts (levels
+    /// before 3_0 take exactly 4 dimensions).
     pub fn chunk_desc(self, input: DataType, output: DataType, len: u32) -> OperatorDesc {
-        let input = TensorDesc::new(input, &[len]);
+        let input = TensorDesc::new(input, &[1, 1, 1, len]);
         let mut out = input.clone();
         out.data_type = output;
         out.total_tensor_size_in_bytes = out.min_size_in_bytes().unwrap_or(0);
