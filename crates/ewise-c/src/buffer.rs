@@ -95,14 +95,14 @@ impl ewise_buffer {
 
     /// A buffer over a caller's `len` bytes at `ptr` (CPU devices only).
     pub(crate) fn wrap(device: &Arc<DeviceCore>, ptr: *mut u8, len: u64) -> Outcome<ewise_buffer> {
+        if ptr.is_null() {
+            return Err(Failure::invalid("data is NULL"));
+        }
         if let Backend::Gpu(_) = device.backend {
             return Err(Failure::unsupported(
                 "ewise_wrap_host_memory: a GPU device cannot use host memory in place; \
                  create a buffer with ewise_create_buffer and ewise_buffer_write to it",
             ));
-        }
-        if ptr.is_null() {
-            return Err(Failure::invalid("data is NULL"));
         }
         if len == 0 {
             return Err(Failure::invalid(
@@ -145,7 +145,8 @@ impl ewise_buffer {
         }
     }
 
-    /// Copies `src` into the buffer at `offset`.
+    /// Copies `src` into the buffer at `offset`: at once on the CPU; on a GPU, in queue
+    /// order (the bytes are taken now and land before any later execution or read).
     pub(crate) fn write(&self, offset: u64, src: &[u8]) -> Outcome<()> {
         let range = self.range("ewise_buffer_write", offset, src.len() as u64)?;
         let mut storage = self.lock();
@@ -169,7 +170,6 @@ impl ewise_buffer {
             covering[at..at + src.len()].copy_from_slice(src);
             buffer.write(device, words.start as u64, &covering)?;
         }
-        device.synchronize()?;
         Ok(())
     }
 

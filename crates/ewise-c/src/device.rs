@@ -8,7 +8,7 @@ use ewise::gpu::stream::GpuStream;
 use ewise::gpu::GpuDevice;
 use ewise::{
     DataType, Device, Extensions, FeatureLevel, InfinityMode, NanPolicy, OperatorDesc,
-    OperatorType, TensorDesc,
+    OperatorSupport, OperatorType, TensorDesc,
 };
 
 use crate::convert::{self, Rules};
@@ -98,8 +98,8 @@ impl DeviceCore {
         let rules = Rules { level, extensions };
         let accepted = DataType::ALL.map(|t| {
             (
-                validate_one(&backend, OperatorType::ElementWiseSign, t).is_ok(),
-                validate_one(&backend, OperatorType::ElementWiseIsInfinity, t).is_ok(),
+                validate_one(&backend, rules, OperatorType::ElementWiseSign, t).is_ok(),
+                validate_one(&backend, rules, OperatorType::ElementWiseIsInfinity, t).is_ok(),
             )
         });
         Ok(DeviceCore {
@@ -123,7 +123,7 @@ impl DeviceCore {
         if ok {
             return Ok(());
         }
-        validate_one(&self.backend, operator, data_type)?;
+        validate_one(&self.backend, self.rules, operator, data_type)?;
         Err(Failure::unsupported(format!(
             "{operator} has no kernel for data type {data_type}"
         )))
@@ -146,14 +146,26 @@ impl DeviceCore {
     }
 }
 
-/// Validates a one-element `operator` over `data_type` on `backend`.
-fn validate_one(backend: &Backend, operator: OperatorType, data_type: DataType) -> Outcome<()> {
-    let input = TensorDesc::new(data_type, &[1]);
+/// Validates a one-element `operator` over `data_type` on `backend`, with the fewest
+/// dimensions the device's level accepts (exactly 4 before level 3_0).
+fn validate_one(
+    backend: &Backend,
+    rules: Rules,
+    operator: OperatorType,
+    data_type: DataType,
+) -> Outcome<()> {
+    let dimensions = match rules.extensions {
+        Extensions::Enabled => 1,
+        Extensions::Disabled => OperatorSupport::of(operator)
+            .row_at(rules.level)
+            .map_or(1, |row| row.min_dimensions.max(1)),
+    };
+    let input = TensorDesc::new(data_type, &vec![1; dimensions as usize]);
     let desc = match operator {
         OperatorType::ElementWiseSign => OperatorDesc::sign(input.clone(), input),
         OperatorType::ElementWiseIsInfinity => OperatorDesc::is_infinity(
             input,
-            TensorDesc::new(DataType::Uint8, &[1]),
+            TensorDesc::new(DataType::Uint8, &vec![1; dimensions as usize]),
             InfinityMode::Either,
         ),
     };
