@@ -98,15 +98,15 @@ impl ewise_buffer {
         if ptr.is_null() {
             return Err(Failure::invalid("data is NULL"));
         }
+        if len == 0 {
+            return Err(Failure::invalid(
+                "size_in_bytes is 0 (a buffer holds at least 1 byte)",
+            ));
+        }
         if let Backend::Gpu(_) = device.backend {
             return Err(Failure::unsupported(
                 "ewise_wrap_host_memory: a GPU device cannot use host memory in place; \
                  create a buffer with ewise_create_buffer and ewise_buffer_write to it",
-            ));
-        }
-        if len == 0 {
-            return Err(Failure::invalid(
-                "size_in_bytes is 0 (a buffer holds at least 1 byte)",
             ));
         }
         let n = usize::try_from(len)

@@ -31,9 +31,9 @@ pub(crate) struct DeviceCore {
     pub(crate) nan_policy: NanPolicy,
     /// GPU streams kept for `ewise_sign` and `ewise_is_infinity`, by operator and type.
     pub(crate) streams: Mutex<HashMap<StreamKey, Vec<GpuStream>>>,
-    /// Whether SIGN (`.0`) and IS_INFINITY (`.1`) accept each data type here, in the
-    /// order of `DataType::ALL`.
-    accepted: [(bool, bool); DataType::ALL.len()],
+    /// Whether each data type is accepted here (in the order of `DataType::ALL`): by
+    /// SIGN, by IS_INFINITY as its input, by IS_INFINITY as its output.
+    accepted: [[bool; 3]; DataType::ALL.len()],
 }
 
 /// The operator and input type of a kept GPU stream.
@@ -96,11 +96,16 @@ impl DeviceCore {
             }
         };
         let rules = Rules { level, extensions };
+        let either = InfinityMode::Either;
         let accepted = DataType::ALL.map(|t| {
-            (
-                validate_one(&backend, rules, OperatorType::ElementWiseSign, t).is_ok(),
-                validate_one(&backend, rules, OperatorType::ElementWiseIsInfinity, t).is_ok(),
-            )
+            [
+                (OperatorType::ElementWiseSign, t, t),
+                (OperatorType::ElementWiseIsInfinity, t, DataType::Uint8),
+                (OperatorType::ElementWiseIsInfinity, DataType::Float32, t),
+            ]
+            .map(|(op, input, output)| {
+                validate_one(&backend, rules, (op, either), (input, output)).is_ok()
+            })
         });
         Ok(DeviceCore {
             backend,
@@ -111,32 +116,47 @@ impl DeviceCore {
         })
     }
 
-    /// Refuses `operator` on `data_type` elements when this device does not accept it,
-    /// with the error a one-element operator's creation gives.
-    pub(crate) fn check_type(&self, operator: OperatorType, data_type: DataType) -> Outcome<()> {
+    /// Refuses `operator` on `data_type` elements (IS_INFINITY in `mode`, to UINT8) when
+    /// this device does not accept it, with the error a one-element operator's creation
+    /// gives.
+    pub(crate) fn check_type(
+        &self,
+        (operator, mode): (OperatorType, InfinityMode),
+        data_type: DataType,
+    ) -> Outcome<()> {
+        let strict_mode = mode.is_extension() && self.rules.extensions == Extensions::Disabled;
         let ok = self
             .accepted(data_type)
-            .is_some_and(|(sign, inf)| match operator {
+            .is_some_and(|[sign, inf, _]| match operator {
                 OperatorType::ElementWiseSign => sign,
-                OperatorType::ElementWiseIsInfinity => inf,
+                OperatorType::ElementWiseIsInfinity => inf && !strict_mode,
             });
         if ok {
             return Ok(());
         }
-        validate_one(&self.backend, self.rules, operator, data_type)?;
+        let output = match operator {
+            OperatorType::ElementWiseSign => data_type,
+            OperatorType::ElementWiseIsInfinity => DataType::Uint8,
+        };
+        validate_one(
+            &self.backend,
+            self.rules,
+            (operator, mode),
+            (data_type, output),
+        )?;
         Err(Failure::unsupported(format!(
             "{operator} has no kernel for data type {data_type}"
         )))
     }
 
-    /// Whether SIGN or IS_INFINITY accepts `data_type` here.
+    /// Whether SIGN or IS_INFINITY accepts `data_type` here, as an input or an output.
     fn supports_type(&self, data_type: DataType) -> bool {
         self.accepted(data_type)
-            .is_some_and(|(sign, inf)| sign || inf)
+            .is_some_and(|flags| flags.contains(&true))
     }
 
-    /// Whether SIGN and IS_INFINITY accept `data_type` here.
-    fn accepted(&self, data_type: DataType) -> Option<(bool, bool)> {
+    /// What accepts `data_type` here: SIGN, IS_INFINITY's input, IS_INFINITY's output.
+    fn accepted(&self, data_type: DataType) -> Option<[bool; 3]> {
         let i = DataType::ALL.iter().position(|&t| t == data_type)?;
         self.accepted.get(i).copied()
     }
@@ -146,13 +166,14 @@ impl DeviceCore {
     }
 }
 
-/// Validates a one-element `operator` over `data_type` on `backend`, with the fewest
-/// dimensions the device's level accepts (exactly 4 before level 3_0).
+/// Validates a one-element `operator` (IS_INFINITY in `mode`) from `input` to `output`
+/// elements on `backend`, with the fewest dimensions the device's level accepts
+/// (exactly 4 before level 3_0).
 fn validate_one(
     backend: &Backend,
     rules: Rules,
-    operator: OperatorType,
-    data_type: DataType,
+    (operator, mode): (OperatorType, InfinityMode),
+    (input, output): (DataType, DataType),
 ) -> Outcome<()> {
     let dimensions = match rules.extensions {
         Extensions::Enabled => 1,
@@ -160,14 +181,14 @@ fn validate_one(
             .row_at(rules.level)
             .map_or(1, |row| row.min_dimensions.max(1)),
     };
-    let input = TensorDesc::new(data_type, &vec![1; dimensions as usize]);
+    let sizes = vec![1; dimensions as usize];
+    let (input, output) = (
+        TensorDesc::new(input, &sizes),
+        TensorDesc::new(output, &sizes),
+    );
     let desc = match operator {
-        OperatorType::ElementWiseSign => OperatorDesc::sign(input.clone(), input),
-        OperatorType::ElementWiseIsInfinity => OperatorDesc::is_infinity(
-            input,
-            TensorDesc::new(DataType::Uint8, &vec![1; dimensions as usize]),
-            InfinityMode::Either,
-        ),
+        OperatorType::ElementWiseSign => OperatorDesc::sign(input, output),
+        OperatorType::ElementWiseIsInfinity => OperatorDesc::is_infinity(input, output, mode),
     };
     match backend {
         Backend::Cpu(d) => d.create_operator(&desc).map(drop)?,

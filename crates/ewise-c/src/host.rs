@@ -30,6 +30,13 @@ impl HostOp {
             HostOp::IsInfinity(_) => OperatorType::ElementWiseIsInfinity,
         }
     }
+
+    fn mode(self) -> InfinityMode {
+        match self {
+            HostOp::Sign => InfinityMode::Either,
+            HostOp::IsInfinity(mode) => mode,
+        }
+    }
 }
 
 /// Runs `op` over `span` on `core`'s device.
@@ -50,7 +57,7 @@ pub(crate) unsafe fn run(
         return Err(Failure::invalid("output is NULL"));
     }
     let operator = op.operator();
-    core.check_type(operator, data_type)?;
+    core.check_type((operator, op.mode()), data_type)?;
     let size = data_type.size_in_bytes().unwrap_or(1);
     let out_size = match op {
         HostOp::Sign => size,
