@@ -2,7 +2,7 @@
 //! CPU through the byte-level array API, on a GPU through a kept chunked stream.
 
 use ewise::gpu::stream::{ChunkEnds, GpuStream, StreamOp, DEFAULT_CHUNK_BYTES};
-use ewise::gpu::GpuError;
+use ewise::gpu::{GpuDevice, GpuError};
 use ewise::{array, DataType, InfinityMode, OperatorType};
 
 use crate::device::{Backend, DeviceCore, StreamKey};
@@ -68,12 +68,7 @@ pub(crate) unsafe fn run(
             .checked_mul(per)
             .and_then(|n| usize::try_from(n).ok())
             .filter(|&n| n <= isize::MAX as usize)
-            .ok_or_else(|| {
-                Failure::invalid(format!(
-                    "{operator}: element_count {} of {per}-byte elements overflows the address space",
-                    span.count
-                ))
-            })
+            .ok_or_else(|| too_many(operator, span.count, per))
     };
     let (in_len, out_len) = (bytes(size)?, bytes(out_size)?);
     if span.count == 0 {
@@ -83,57 +78,89 @@ pub(crate) unsafe fn run(
     let in_place = a == b && in_len == out_len;
     let overlap = a < b.saturating_add(out_len) && b < a.saturating_add(in_len);
     if overlap && !(in_place && matches!(op, HostOp::Sign)) {
-        return Err(Failure::invalid(format!(
-            "{operator}: the output's {out_len} bytes at {b:#x} overlap the input's {in_len} \
-             bytes at {a:#x}{}",
-            match op {
-                HostOp::Sign =>
-                    " without being the same bytes (only output == input runs in place)",
-                HostOp::IsInfinity(_) => " (IS_INFINITY does not run in place)",
-            }
-        )));
+        return Err(overlapping(op, (a, in_len), (b, out_len)));
     }
     match &core.backend {
         Backend::Cpu(_) => {
             // SAFETY: the caller promises the ranges; they are identical or disjoint.
             unsafe { run_cpu(core, op, data_type, span, (in_len, out_len), in_place) }
         }
-        Backend::Gpu(device) => {
-            let key = match op {
-                HostOp::Sign => StreamKey::Sign(data_type),
-                HostOp::IsInfinity(mode) => StreamKey::IsInfinity(data_type, mode),
-            };
-            let kept = core
-                .streams
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get_mut(&key)
-                .and_then(Vec::pop);
-            let mut stream = match kept {
-                Some(s) => s,
-                None => {
-                    let (stream_op, output) = match op {
-                        HostOp::Sign => (StreamOp::Sign(core.nan_policy), data_type),
-                        HostOp::IsInfinity(m) => (StreamOp::IsInfinity(m), DataType::Uint8),
-                    };
-                    GpuStream::new(device, stream_op, data_type, output, DEFAULT_CHUNK_BYTES)?
-                }
-            };
-            let mut ends = RawEnds {
-                span,
-                in_size: size as usize,
-                out_size: out_size as usize,
-            };
-            stream.run(span.count, &mut ends)?;
-            core.streams
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(key)
-                .or_default()
-                .push(stream);
-            Ok(())
-        }
+        // SAFETY: the caller promises the ranges; they are identical or disjoint.
+        Backend::Gpu(device) => unsafe { run_gpu(core, device, op, data_type, span) },
     }
+}
+
+/// The GPU path: a kept stream for this operator and type (made on first use) moves
+/// the caller's memory through the GPU in chunks.
+///
+/// # Safety
+/// As for [`run`]; the ranges were checked identical (SIGN) or disjoint.
+#[inline(never)]
+unsafe fn run_gpu(
+    core: &DeviceCore,
+    device: &GpuDevice,
+    op: HostOp,
+    data_type: DataType,
+    span: Span,
+) -> Outcome<()> {
+    let size = data_type.size_in_bytes().unwrap_or(1);
+    let out_size = match op {
+        HostOp::Sign => size,
+        HostOp::IsInfinity(_) => 1,
+    };
+    let key = match op {
+        HostOp::Sign => StreamKey::Sign(data_type),
+        HostOp::IsInfinity(mode) => StreamKey::IsInfinity(data_type, mode),
+    };
+    let kept = core
+        .streams
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_mut(&key)
+        .and_then(Vec::pop);
+    let mut stream = match kept {
+        Some(s) => s,
+        None => {
+            let (stream_op, output) = match op {
+                HostOp::Sign => (StreamOp::Sign(core.nan_policy), data_type),
+                HostOp::IsInfinity(m) => (StreamOp::IsInfinity(m), DataType::Uint8),
+            };
+            GpuStream::new(device, stream_op, data_type, output, DEFAULT_CHUNK_BYTES)?
+        }
+    };
+    let mut ends = RawEnds {
+        span,
+        in_size: size as usize,
+        out_size: out_size as usize,
+    };
+    stream.run(span.count, &mut ends)?;
+    core.streams
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(key)
+        .or_default()
+        .push(stream);
+    Ok(())
+}
+
+#[cold]
+fn too_many(operator: OperatorType, count: u64, per: u64) -> Failure {
+    Failure::invalid(format!(
+        "{operator}: element_count {count} of {per}-byte elements overflows the address space"
+    ))
+}
+
+#[cold]
+fn overlapping(op: HostOp, (a, in_len): (usize, usize), (b, out_len): (usize, usize)) -> Failure {
+    let operator = op.operator();
+    let why = match op {
+        HostOp::Sign => " without being the same bytes (only output == input runs in place)",
+        HostOp::IsInfinity(_) => " (IS_INFINITY does not run in place)",
+    };
+    Failure::invalid(format!(
+        "{operator}: the output's {out_len} bytes at {b:#x} overlap the input's {in_len} \
+         bytes at {a:#x}{why}"
+    ))
 }
 
 /// The CPU path: the byte-level array API over the caller's memory.
