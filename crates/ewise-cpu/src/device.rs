@@ -12,7 +12,6 @@ use crate::buffer::BufferRef;
 use crate::kernels::{self, Kernel};
 use crate::parallel::{
     self, Parallelism, MEDIUM_THRESHOLD_BYTES, MIN_PIECE_BYTES, PARALLEL_THRESHOLD_BYTES,
-    STREAM_THRESHOLD_BYTES,
 };
 use crate::walk::{Part, Plan, Source};
 
@@ -206,7 +205,9 @@ pub struct CompiledOperator {
     same_layout: bool,
     kernel: Kernel,
     plan: Plan,
-    stream: bool,
+    /// Whether executions with separate input and output, and in place (same layout),
+    /// write with streaming stores ([`crate::cache`]).
+    stream: Streams,
     /// Exact byte spans of the input and output layouts.
     spans: (u64, u64),
     parts: Vec<Part>,
@@ -241,6 +242,17 @@ impl CompiledOperator {
         if pooled && !parts.is_empty() && parallel::pool(parts.len() - 1).is_none() {
             parts.clear();
         }
+        let spans = (
+            input.exact_span_in_bytes().unwrap_or(u64::MAX),
+            output.exact_span_in_bytes().unwrap_or(u64::MAX),
+        );
+        // The bytes that compete for the cache: input and output, or in place (same
+        // layout) the output alone, as the threads that run the execution see them.
+        let threshold = crate::cache::stream_threshold(parts.len().max(1));
+        let stream = Streams {
+            separate: threshold.streams(spans.0.saturating_add(spans.1)),
+            in_place: threshold.streams(spans.1),
+        };
         Ok(CompiledOperator {
             operator,
             input: input.clone(),
@@ -249,11 +261,8 @@ impl CompiledOperator {
             same_layout,
             kernel,
             plan,
-            stream: elements.saturating_mul(kernel.out_size as u64) >= STREAM_THRESHOLD_BYTES,
-            spans: (
-                input.exact_span_in_bytes().unwrap_or(u64::MAX),
-                output.exact_span_in_bytes().unwrap_or(u64::MAX),
-            ),
+            stream,
+            spans,
             parts,
             pooled,
         })
@@ -265,9 +274,17 @@ impl CompiledOperator {
         self.parts.len().max(1)
     }
 
-    /// Whether contiguous runs are written with streaming (non-temporal) stores.
+    /// Whether executions with separate input and output buffers write with streaming
+    /// (non-temporal) stores: when the input and output spans together exceed the
+    /// host's threshold for this operator's thread count ([`crate::stream_threshold`]).
     pub fn streams(&self) -> bool {
-        self.stream
+        self.stream.separate
+    }
+
+    /// Whether in-place executions on one buffer (same layout) write with streaming
+    /// stores: when the output span alone exceeds the host's threshold.
+    pub fn streams_in_place(&self) -> bool {
+        self.stream.in_place
     }
 
     /// The operator this runs.
@@ -337,7 +354,7 @@ impl CompiledOperator {
     /// compilation planned that (in a forked child, its own pool and helpers). `src` is
     /// `None` for in-place execution on `dst` (same layout).
     fn run(&self, src: Option<&[u8]>, dst: &mut [u8]) {
-        let (kernel, stream) = (&self.kernel, self.stream);
+        let (kernel, stream) = (&self.kernel, self.stream.of(src));
         if !self.parts.is_empty() && !self.pooled {
             self.run_on_helpers(src, dst);
             return;
@@ -386,7 +403,7 @@ impl CompiledOperator {
     /// Runs the planned parts of a medium-size execution on the calling thread and the
     /// awake helper threads ([`crate::helper`]).
     fn run_on_helpers(&self, src: Option<&[u8]>, dst: &mut [u8]) {
-        let (kernel, stream) = (&self.kernel, self.stream);
+        let (kernel, stream) = (&self.kernel, self.stream.of(src));
         let pieces: Vec<_> = self
             .pieces(src, dst)
             .into_iter()
@@ -450,6 +467,24 @@ impl CompiledOperator {
             });
         }
         Ok(())
+    }
+}
+
+/// The streaming-store choice of a compiled operator, for its two kinds of execution.
+#[derive(Debug, Clone, Copy)]
+struct Streams {
+    separate: bool,
+    in_place: bool,
+}
+
+impl Streams {
+    /// The choice for an execution reading `src`, or in place (`None`).
+    fn of(self, src: Option<&[u8]>) -> bool {
+        if src.is_some() {
+            self.separate
+        } else {
+            self.in_place
+        }
     }
 }
 

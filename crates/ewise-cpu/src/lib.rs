@@ -39,6 +39,7 @@
 pub mod array;
 pub mod baseline;
 mod buffer;
+pub mod cache;
 mod device;
 mod fork;
 mod helper;
@@ -47,10 +48,11 @@ mod parallel;
 mod walk;
 
 pub use buffer::{Buffer, BufferRef};
+pub use cache::{stream_threshold, StreamThreshold, STREAM_THRESHOLD_ENV};
 pub use device::{CompiledOperator, Device, DeviceBuilder, Operator};
 pub use ewise_core::*;
 pub use kernels::isa::{selected as instruction_set, InstructionSet, FORCE_PORTABLE_ENV};
 pub use parallel::{
     available_cores, max_threads, thread_pieces, Parallelism, MAX_THREADS, MEDIUM_THRESHOLD_BYTES,
-    MIN_PIECE_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES, THREADS_PER_CORE,
+    MIN_PIECE_BYTES, PARALLEL_THRESHOLD_BYTES, THREADS_PER_CORE,
 };

@@ -106,9 +106,6 @@ pub const PARALLEL_THRESHOLD_BYTES: u64 = 4 << 20;
 /// wake-up would cost more than it saves.
 pub const MEDIUM_THRESHOLD_BYTES: u64 = 256 << 10;
 
-/// Output bytes from which contiguous runs use streaming stores.
-pub const STREAM_THRESHOLD_BYTES: u64 = 8 << 20;
-
 /// The pool with at least `helpers` workers (at most [`max_threads`] - 1) that work
 /// beside the calling thread (which runs one piece itself, in `in_place_scope`); `None`
 /// for no helpers, or if the system refuses threads and there is no pool yet (a smaller

@@ -3,9 +3,21 @@
 
 use ewise_cpu::reference;
 use ewise_cpu::{
-    DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc, Parallelism, TensorDesc,
-    MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES, STREAM_THRESHOLD_BYTES,
+    stream_threshold, DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc,
+    Parallelism, TensorDesc, MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES,
 };
+
+/// Input plus output bytes above which executions on up to `threads` threads stream on
+/// this host (the cache-aware rule, or `EWISE_STREAM_THRESHOLD`; when that says `never`,
+/// the rule's fallback, for sizes like those of other hosts), and at least the thread
+/// threshold, so that the sizes made from it are threaded too.
+fn streaming_bytes(threads: usize) -> u64 {
+    (1..=threads)
+        .filter_map(|t| stream_threshold(t).bytes())
+        .max()
+        .unwrap_or(ewise_cpu::cache::FALLBACK_STREAM_THRESHOLD_BYTES)
+        .max(PARALLEL_THRESHOLD_BYTES)
+}
 
 fn bytes(len: usize, mut seed: u64) -> Vec<u8> {
     (0..len)
@@ -31,6 +43,13 @@ fn check(desc: &OperatorDesc, threads: usize, policy: NanPolicy) {
         .compile()
         .unwrap();
     assert_eq!(op.threads(), threads, "{desc:?}");
+    let (in_span, out_span) = (
+        desc.input().exact_span_in_bytes().unwrap(),
+        desc.output().exact_span_in_bytes().unwrap(),
+    );
+    let threshold = stream_threshold(threads);
+    assert_eq!(op.streams(), threshold.streams(in_span + out_span));
+    assert_eq!(op.streams_in_place(), threshold.streams(out_span));
     let input = bytes(desc.input().total_tensor_size_in_bytes as usize, 7);
     let out_len = desc.output().total_tensor_size_in_bytes as usize;
     let mut expected = bytes(out_len, 11);
@@ -47,7 +66,8 @@ fn check(desc: &OperatorDesc, threads: usize, policy: NanPolicy) {
 
 #[test]
 fn contiguous_streaming_and_threaded() {
-    let n = (STREAM_THRESHOLD_BYTES / 4 + 1000) as u32;
+    // Float32: 4 bytes per element, so that the output alone (in place) streams too.
+    let n = u32::try_from(streaming_bytes(3) / 4 + 1000).unwrap();
     let t = TensorDesc::new(DataType::Float32, &[n]);
     for threads in [1, 2, 3] {
         check(
@@ -164,8 +184,10 @@ fn transposed_every_type() {
             );
         }
     }
-    let (rows, cols) = (1030u32, 2100u32);
-    assert!(u64::from(rows * cols) * 4 > STREAM_THRESHOLD_BYTES);
+    // Float32 in and out, 8 bytes per element: a 1030-row transpose with enough columns.
+    let rows = 1030u32;
+    let cols = u32::try_from(streaming_bytes(2) / 8 / u64::from(rows) + 7).unwrap();
+    assert!(u64::from(rows) * u64::from(cols) * 8 > streaming_bytes(2));
     let input = TensorDesc::strided(DataType::Float32, &[rows, cols], &[1, rows]);
     let output = TensorDesc::new(DataType::Float32, &[rows, cols]);
     for threads in [1, 2] {

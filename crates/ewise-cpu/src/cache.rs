@@ -1,0 +1,808 @@
+//! The host's caches, and the choice between plain and streaming (non-temporal) stores
+//! that they decide.
+//!
+//! A plain store reads each output cache line before writing it and leaves the line in
+//! the caches; a streaming store skips the read and sends the line to memory. Streaming
+//! pays when the bytes an execution touches do not fit in the last-level cache anyway
+//! (every line would be evicted before it is used again, so the read is wasted); it
+//! loses, by up to half the bandwidth, when they do fit: plain stores then run at the
+//! cache's speed, and the next operation finds the output in cache. So the choice
+//! depends on the host's last-level cache, read once per process ([`CacheTopology::host`]):
+//!
+//! - Linux: `/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size,shared_cpu_list}`;
+//! - x86-64 elsewhere, or where sysfs has no caches: CPUID leaf `0x8000001D` (AMD and
+//!   Hygon, with topology extensions) or leaf 4 (Intel and others);
+//! - macOS: `sysctlbyname` (`hw.perflevel0.*` on Apple silicon, `hw.l3cachesize`,
+//!   `hw.l2cachesize` and `hw.cacheconfig` elsewhere);
+//! - otherwise (Windows on Arm, ...): nothing, and [`FALLBACK_STREAM_THRESHOLD_BYTES`].
+//!
+//! The rule ([`CacheTopology::stream_threshold`]) and why it is what it is are told
+//! there; [`STREAM_THRESHOLD_ENV`] overrides it for experiments ([`stream_override`]).
+//!
+//! The parsers are pure functions of the files' or registers' contents, tested on
+//! synthetic values; junk gives `None`, never a panic. The two system calls (CPUID and
+//! `sysctlbyname`) are the only unsafe code here, each in one small function.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The environment variable that overrides the streaming threshold: a byte count of
+/// input plus output above which executions stream (suffixes `K`/`Ki`/`KiB`, `M`/`Mi`/
+/// `MiB`, `G`/`Gi`/`GiB`, all powers of 1024), `0` to stream every execution, or
+/// `never` / `off` to stream none. Read once, at the first compilation; an invalid value
+/// is ignored (the host's rule stays) and reported by `ewise bench`
+/// ([`stream_override`]).
+pub const STREAM_THRESHOLD_ENV: &str = "EWISE_STREAM_THRESHOLD";
+
+/// Input plus output bytes above which executions stream when the host's caches are
+/// unknown: 16 MiB, the rule ewise had before it read the caches (8 MiB of output, for
+/// an operator whose input and output elements are the same size).
+pub const FALLBACK_STREAM_THRESHOLD_BYTES: u64 = 16 << 20;
+
+/// The part of the last-level cache that an execution's bytes may fill before it
+/// streams, as numerator and denominator: [`CacheTopology::stream_threshold`].
+pub const LAST_LEVEL_SHARE: (u64, u64) = (3, 4);
+
+/// One level of the cache hierarchy, as seen from one logical CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cache {
+    /// 1 for L1, 2 for L2, and so on.
+    pub level: u8,
+    /// Its size in bytes (of one instance, the one this CPU uses).
+    pub size_bytes: u64,
+    /// How many logical CPUs share that instance; 0 when unknown.
+    pub shared_by: u32,
+}
+
+/// Where a [`CacheTopology`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CacheSource {
+    /// Linux's `/sys/devices/system/cpu/cpu0/cache`.
+    Sysfs,
+    /// The x86 CPUID instruction (leaf 4 or `0x8000001D`).
+    Cpuid,
+    /// macOS's `sysctlbyname`.
+    Sysctl,
+    /// Nothing could be read.
+    None,
+}
+
+impl CacheSource {
+    /// Lower-case name: `sysfs`, `cpuid`, `sysctl` or `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheSource::Sysfs => "sysfs",
+            CacheSource::Cpuid => "cpuid",
+            CacheSource::Sysctl => "sysctl",
+            CacheSource::None => "none",
+        }
+    }
+}
+
+/// The caches that decide between plain and streaming stores: the last-level cache
+/// (level 2 or more), the L2, how many CPUs this process may use, and where the values
+/// came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CacheTopology {
+    /// The highest-level data or unified cache of level 2 or more; `None` when unknown.
+    pub last_level: Option<Cache>,
+    /// The level-2 data or unified cache; `None` when unknown.
+    pub l2: Option<Cache>,
+    /// The logical CPUs this process may run on (at least 1).
+    pub cpus: usize,
+    /// Where the caches were read.
+    pub source: CacheSource,
+}
+
+/// When executions use streaming stores: above a number of bytes that compete for the
+/// cache (input plus output, counted once in place), or never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamThreshold {
+    /// Executions whose bytes exceed this many stream (0: every non-empty execution).
+    Above(u64),
+    /// No execution streams.
+    Never,
+}
+
+impl StreamThreshold {
+    /// Whether an execution whose input and output together span `competing_bytes`
+    /// (its output alone when it runs in place) uses streaming stores.
+    pub fn streams(self, competing_bytes: u64) -> bool {
+        match self {
+            StreamThreshold::Above(limit) => competing_bytes > limit,
+            StreamThreshold::Never => false,
+        }
+    }
+
+    /// The byte count above which executions stream; `None` for [`StreamThreshold::Never`].
+    pub fn bytes(self) -> Option<u64> {
+        match self {
+            StreamThreshold::Above(limit) => Some(limit),
+            StreamThreshold::Never => None,
+        }
+    }
+
+    /// Parses [`STREAM_THRESHOLD_ENV`]'s value: a byte count with an optional binary
+    /// suffix, or `never` / `off`. `None` for anything else.
+    pub fn parse(text: &str) -> Option<StreamThreshold> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("never") || text.eq_ignore_ascii_case("off") {
+            return Some(StreamThreshold::Never);
+        }
+        parse_size(text).map(StreamThreshold::Above)
+    }
+}
+
+impl fmt::Display for StreamThreshold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamThreshold::Above(limit) => write!(f, "above {}", human_bytes(*limit)),
+            StreamThreshold::Never => f.write_str("never"),
+        }
+    }
+}
+
+/// What [`STREAM_THRESHOLD_ENV`] said, read once.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StreamOverride {
+    /// Not set (or empty): the host's caches decide.
+    Unset,
+    /// Set to a valid value, which replaces the host's rule.
+    Set(StreamThreshold),
+    /// Set to this value, which is not valid and is ignored.
+    Invalid(String),
+}
+
+/// What [`STREAM_THRESHOLD_ENV`] said when first read in this process.
+pub fn stream_override() -> &'static StreamOverride {
+    static OVERRIDE: OnceLock<StreamOverride> = OnceLock::new();
+    OVERRIDE.get_or_init(|| match std::env::var_os(STREAM_THRESHOLD_ENV) {
+        None => StreamOverride::Unset,
+        Some(value) => match value.to_str() {
+            Some(text) if text.trim().is_empty() => StreamOverride::Unset,
+            Some(text) => StreamThreshold::parse(text).map_or_else(
+                || StreamOverride::Invalid(text.to_owned()),
+                StreamOverride::Set,
+            ),
+            None => StreamOverride::Invalid(value.to_string_lossy().into_owned()),
+        },
+    })
+}
+
+/// When an execution on `threads` threads streams, on this host: the valid override of
+/// [`STREAM_THRESHOLD_ENV`] if there is one, else the rule of
+/// [`CacheTopology::stream_threshold`] on the host's caches.
+pub fn stream_threshold(threads: usize) -> StreamThreshold {
+    match stream_override() {
+        StreamOverride::Set(threshold) => *threshold,
+        _ => StreamThreshold::Above(CacheTopology::host().stream_threshold(threads)),
+    }
+}
+
+impl CacheTopology {
+    /// This host's caches, read once per process (see the [module](self) for where).
+    pub fn host() -> &'static CacheTopology {
+        static HOST: OnceLock<CacheTopology> = OnceLock::new();
+        HOST.get_or_init(|| {
+            let cpus = crate::parallel::available_cores();
+            let found = read_sysfs(cpus)
+                .or_else(|| read_cpuid(cpus))
+                .or_else(|| read_sysctl(cpus));
+            found.unwrap_or_else(|| CacheTopology::unknown(cpus))
+        })
+    }
+
+    /// No cache information, on `cpus` CPUs.
+    pub fn unknown(cpus: usize) -> CacheTopology {
+        CacheTopology {
+            last_level: None,
+            l2: None,
+            cpus: cpus.max(1),
+            source: CacheSource::None,
+        }
+    }
+
+    /// The topology made of `caches` (data or unified ones; any order, of any levels):
+    /// the highest level of 2 or more is the last level, the largest of them where
+    /// several are given; empty (size 0) entries are ignored.
+    pub fn from_caches(caches: &[Cache], cpus: usize, source: CacheSource) -> CacheTopology {
+        let mut last_level: Option<Cache> = None;
+        let mut l2: Option<Cache> = None;
+        for &c in caches.iter().filter(|c| c.size_bytes > 0 && c.level >= 2) {
+            if last_level.is_none_or(|l| (c.level, c.size_bytes) > (l.level, l.size_bytes)) {
+                last_level = Some(c);
+            }
+            if c.level == 2 && l2.is_none_or(|l| c.size_bytes > l.size_bytes) {
+                l2 = Some(c);
+            }
+        }
+        CacheTopology {
+            last_level,
+            l2,
+            cpus: cpus.max(1),
+            source: if last_level.is_some() {
+                source
+            } else {
+                CacheSource::None
+            },
+        }
+    }
+
+    /// The bytes that compete for the cache (input plus output spans; the output alone
+    /// in place) above which an execution on `threads` threads uses streaming stores:
+    /// 3/4 of the last-level cache, times the number of last-level caches the threads
+    /// need when there are more of them than CPUs share one. Without a last-level cache,
+    /// [`FALLBACK_STREAM_THRESHOLD_BYTES`].
+    ///
+    /// Why: while input and output fit in the last-level cache, plain stores keep both
+    /// there (the next call, or the next operation, reads them at cache speed), and the
+    /// read of each output line that a plain store pays is a cache hit; once they do not
+    /// fit, every line is evicted before it is used again, and streaming stores save
+    /// that read, a third of the traffic. 3/4 leaves a quarter of the cache to
+    /// everything else (code, the caller's data, other cores). On a Zen 1 CCX (8 MiB of
+    /// L3, in a 2-CPU VM), SIGN of float32 repeated on the same buffers measured the
+    /// crossover there: plain stores 67 GB/s against streaming's 34 at 6 MiB read +
+    /// written on 2 threads, even at 7 MiB, streaming ahead from 8 MiB (1 thread: even
+    /// at 6 MiB, streaming 35 against 19 GB/s at 7 MiB).
+    ///
+    /// The same idea as glibc's `memcpy` (sysdeps/x86/dl-cacheinfo.h,
+    /// `dl_init_cacheinfo`), which stores non-temporally above a copy size derived from
+    /// the shared cache: since glibc 2.38 the larger of 1/4 of the shared cache and
+    /// 3/4 of a thread's share of it (on AMD the whole L3 of a CCX, so 3/4 of it; on
+    /// Intel the L3 divided among the threads that share it). glibc counts the bytes
+    /// copied, one buffer; here the input and the output both count, as both occupy the
+    /// cache, which makes this rule stream earlier than glibc's on AMD (there, copies
+    /// of up to 3/4 of the L3 move 1.5 times the L3).
+    ///
+    /// The threads of one execution split its bytes, not the cache: they share the
+    /// budget, which does not shrink as they are added. Only when there are more of them
+    /// than logical CPUs share one last-level cache do they run on several (at most as
+    /// many as this process's CPUs need), whose sizes add up. Other processes' use of
+    /// the cache is not known and not counted (in a virtual machine, not even seen).
+    pub fn stream_threshold(&self, threads: usize) -> u64 {
+        let Some(llc) = self.last_level.filter(|c| c.size_bytes > 0) else {
+            return FALLBACK_STREAM_THRESHOLD_BYTES;
+        };
+        let threads = threads.clamp(1, self.cpus.max(1)) as u64;
+        let domains = threads.div_ceil(u64::from(llc.shared_by.max(1)));
+        let budget = llc.size_bytes.saturating_mul(domains);
+        let (num, den) = LAST_LEVEL_SHARE;
+        budget / den * num + budget % den * num / den
+    }
+}
+
+impl fmt::Display for CacheTopology {
+    /// E.g. `L3 8 MiB shared by 2 CPUs, L2 512 KiB (sysfs)`, or `unknown (none)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let one = |c: &Cache| {
+            let mut s = format!("L{} {}", c.level, human_bytes(c.size_bytes));
+            match c.shared_by {
+                0 => {}
+                1 => s.push_str(" per CPU"),
+                n => s.push_str(&format!(" shared by {n} CPUs")),
+            }
+            s
+        };
+        match (self.last_level, self.l2) {
+            (None, _) => f.write_str("unknown")?,
+            (Some(llc), Some(l2)) if llc != l2 => write!(f, "{}, {}", one(&llc), one(&l2))?,
+            (Some(llc), _) => f.write_str(&one(&llc))?,
+        }
+        write!(f, " ({})", self.source.name())
+    }
+}
+
+/// `bytes` for people: `8 MiB`, `1.5 MiB`, `512 KiB`, `100 bytes`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit {
+            return if bytes.is_multiple_of(unit) {
+                format!("{} {name}", bytes / unit)
+            } else {
+                let value = format!("{:.2}", bytes as f64 / unit as f64);
+                format!(
+                    "{} {name}",
+                    value.trim_end_matches('0').trim_end_matches('.')
+                )
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// A size as sysfs writes them (`8192K`, `32M`, `512`) or as [`STREAM_THRESHOLD_ENV`]
+/// takes them (also `Ki`, `KiB`, `Mi`, `MiB`, `Gi`, `GiB`, any case): bytes, all
+/// suffixes powers of 1024. `None` for anything else or a value beyond `u64`.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, suffix) = text.split_at(digits);
+    let number: u64 = number.parse().ok()?;
+    let shift = match suffix.trim_start().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "ki" | "kib" | "kb" => 10,
+        "m" | "mi" | "mib" | "mb" => 20,
+        "g" | "gi" | "gib" | "gb" => 30,
+        _ => return None,
+    };
+    number.checked_mul(1u64 << shift)
+}
+
+/// The number of CPUs in a sysfs CPU list (`0-1,4-5` is 4); `None` for junk, an empty
+/// list or a reversed range.
+pub fn parse_cpu_list(text: &str) -> Option<u32> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mut count: u32 = 0;
+    for part in text.split(',') {
+        let part = part.trim();
+        let n = match part.split_once('-') {
+            Some((first, last)) => {
+                let (first, last): (u32, u32) = (first.parse().ok()?, last.parse().ok()?);
+                last.checked_sub(first)?.checked_add(1)?
+            }
+            None => {
+                part.parse::<u32>().ok()?;
+                1
+            }
+        };
+        count = count.checked_add(n)?;
+    }
+    Some(count)
+}
+
+/// One `index*` directory of sysfs's cache description, from its files' contents:
+/// `None` for an instruction cache, or when `level` or `size` is junk. A junk or missing
+/// `shared_cpu_list` gives [`Cache::shared_by`] 0 (unknown).
+pub fn parse_sysfs_cache(
+    level: &str,
+    kind: &str,
+    size: &str,
+    shared_cpu_list: Option<&str>,
+) -> Option<Cache> {
+    let kind = kind.trim();
+    if !(kind.eq_ignore_ascii_case("data") || kind.eq_ignore_ascii_case("unified")) {
+        return None;
+    }
+    Some(Cache {
+        level: level.trim().parse().ok()?,
+        size_bytes: parse_size(size)?,
+        shared_by: shared_cpu_list.and_then(parse_cpu_list).unwrap_or(0),
+    })
+}
+
+/// One subleaf of CPUID leaf 4 (Intel) or `0x8000001D` (AMD), which share a layout:
+/// `None` for the terminating null entry, an instruction cache, or junk.
+pub fn decode_cpuid_cache(eax: u32, ebx: u32, ecx: u32) -> Option<Cache> {
+    let kind = eax & 0x1f;
+    // 1: data, 3: unified; 0 ends the list, 2 is an instruction cache.
+    if kind != 1 && kind != 3 {
+        return None;
+    }
+    let level = ((eax >> 5) & 0x7) as u8;
+    let sharing = ((eax >> 14) & 0xfff) + 1;
+    let line = u64::from(ebx & 0xfff) + 1;
+    let partitions = u64::from((ebx >> 12) & 0x3ff) + 1;
+    let ways = u64::from(ebx >> 22) + 1;
+    let sets = u64::from(ecx) + 1;
+    let size_bytes = ways
+        .checked_mul(partitions)?
+        .checked_mul(line)?
+        .checked_mul(sets)?;
+    (level > 0).then_some(Cache {
+        level,
+        size_bytes,
+        shared_by: sharing,
+    })
+}
+
+/// Linux's sysfs description of cpu0's caches; `None` where it has none.
+fn read_sysfs(cpus: usize) -> Option<CacheTopology> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let mut caches = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let is_index = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("index"));
+        if !is_index {
+            continue;
+        }
+        let read = |name: &str| std::fs::read_to_string(path.join(name)).ok();
+        let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size"))
+        else {
+            continue;
+        };
+        let shared = read("shared_cpu_list");
+        caches.extend(parse_sysfs_cache(&level, &kind, &size, shared.as_deref()));
+    }
+    let topology = CacheTopology::from_caches(&caches, cpus, CacheSource::Sysfs);
+    topology.last_level.is_some().then_some(topology)
+}
+
+/// CPUID's cache description (x86-64 only); `None` where it gives none.
+fn read_cpuid(cpus: usize) -> Option<CacheTopology> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let max_extended = cpuid(0x8000_0000, 0)[0];
+        let topology_extensions =
+            max_extended >= 0x8000_0001 && cpuid(0x8000_0001, 0)[2] & (1 << 22) != 0;
+        let leaf = if topology_extensions && max_extended >= 0x8000_001D {
+            0x8000_001D
+        } else if cpuid(0, 0)[0] >= 4 {
+            4
+        } else {
+            return None;
+        };
+        let mut caches = Vec::new();
+        for sub in 0..16 {
+            let [eax, ebx, ecx, _] = cpuid(leaf, sub);
+            if eax & 0x1f == 0 {
+                break;
+            }
+            caches.extend(decode_cpuid_cache(eax, ebx, ecx));
+        }
+        let topology = CacheTopology::from_caches(&caches, cpus, CacheSource::Cpuid);
+        topology.last_level.is_some().then_some(topology)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = cpus;
+        None
+    }
+}
+
+/// CPUID with `leaf` in EAX and `sub` in ECX: EAX, EBX, ECX, EDX.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code, unused_unsafe)]
+fn cpuid(leaf: u32, sub: u32) -> [u32; 4] {
+    // SAFETY: every x86-64 CPU has CPUID, and it only reads registers; leaves beyond
+    // the CPU's maximum return zeros or the highest leaf's values, never fault. (It is
+    // an unsafe function before Rust 1.94 and safe after, hence `unused_unsafe`.)
+    let r = unsafe { std::arch::x86_64::__cpuid_count(leaf, sub) };
+    [r.eax, r.ebx, r.ecx, r.edx]
+}
+
+/// macOS's cache description; `None` elsewhere or where it gives none.
+fn read_sysctl(cpus: usize) -> Option<CacheTopology> {
+    #[cfg(target_os = "macos")]
+    {
+        let positive = |name: &str| sysctl_u64(name).filter(|&v| v > 0);
+        let sharing = sysctl_cacheconfig();
+        let shared = |level: usize| {
+            sharing
+                .get(level)
+                .and_then(|&n| u32::try_from(n).ok())
+                .unwrap_or(0)
+        };
+        let mut caches = Vec::new();
+        if let Some(size) = positive("hw.perflevel0.l3cachesize") {
+            let by = positive("hw.perflevel0.cpusperl3").map_or(shared(3), |n| n as u32);
+            caches.push(Cache {
+                level: 3,
+                size_bytes: size,
+                shared_by: by,
+            });
+        } else if let Some(size) = positive("hw.l3cachesize") {
+            caches.push(Cache {
+                level: 3,
+                size_bytes: size,
+                shared_by: shared(3),
+            });
+        }
+        if let Some(size) = positive("hw.perflevel0.l2cachesize") {
+            let by = positive("hw.perflevel0.cpusperl2").map_or(shared(2), |n| n as u32);
+            caches.push(Cache {
+                level: 2,
+                size_bytes: size,
+                shared_by: by,
+            });
+        } else if let Some(size) = positive("hw.l2cachesize") {
+            caches.push(Cache {
+                level: 2,
+                size_bytes: size,
+                shared_by: shared(2),
+            });
+        }
+        let topology = CacheTopology::from_caches(&caches, cpus, CacheSource::Sysctl);
+        topology.last_level.is_some().then_some(topology)
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        let _ = cpus;
+        None
+    }
+}
+
+/// A numeric sysctl of 4 or 8 bytes.
+#[cfg(target_os = "macos")]
+fn sysctl_u64(name: &str) -> Option<u64> {
+    let mut bytes = [0u8; 8];
+    let len = sysctl_bytes(name, &mut bytes)?;
+    match len {
+        4 => Some(u64::from(u32::from_ne_bytes(bytes[..4].try_into().ok()?))),
+        8 => Some(u64::from_ne_bytes(bytes)),
+        _ => None,
+    }
+}
+
+/// `hw.cacheconfig`: how many CPUs share each level (0: memory, 1: L1, 2: L2, ...).
+#[cfg(target_os = "macos")]
+fn sysctl_cacheconfig() -> Vec<u64> {
+    let mut bytes = [0u8; 8 * 10];
+    let len = sysctl_bytes("hw.cacheconfig", &mut bytes).unwrap_or(0);
+    bytes[..len.min(bytes.len())]
+        .chunks_exact(8)
+        .filter_map(|w| w.try_into().ok().map(u64::from_ne_bytes))
+        .collect()
+}
+
+/// Reads sysctl `name` into `out`; the number of bytes written, `None` on failure.
+#[cfg(target_os = "macos")]
+#[allow(unsafe_code)]
+fn sysctl_bytes(name: &str, out: &mut [u8]) -> Option<usize> {
+    let name = std::ffi::CString::new(name).ok()?;
+    let mut len: libc::size_t = out.len();
+    // SAFETY: `name` is a NUL-terminated string; `out` is writable for `len` bytes and
+    // the kernel writes at most `len` bytes there, storing the count in `len`; nothing
+    // is set (null new value, length 0).
+    let rc = unsafe {
+        libc::sysctlbyname(
+            name.as_ptr(),
+            out.as_mut_ptr().cast(),
+            &mut len,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    (rc == 0 && len <= out.len()).then_some(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    fn llc(level: u8, size_bytes: u64, shared_by: u32) -> Cache {
+        Cache {
+            level,
+            size_bytes,
+            shared_by,
+        }
+    }
+
+    fn topology(caches: &[Cache], cpus: usize) -> CacheTopology {
+        CacheTopology::from_caches(caches, cpus, CacheSource::Sysfs)
+    }
+
+    #[test]
+    fn sizes_parse_as_sysfs_and_people_write_them() {
+        assert_eq!(parse_size("8192K\n"), Some(8 * MIB));
+        assert_eq!(parse_size("32M"), Some(32 * MIB));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("1G"), Some(1 << 30));
+        assert_eq!(parse_size("24Mi"), Some(24 * MIB));
+        assert_eq!(parse_size("24 MiB"), Some(24 * MIB));
+        assert_eq!(parse_size("64kib"), Some(64 << 10));
+        assert_eq!(parse_size("0"), Some(0));
+        for junk in [
+            "",
+            "K",
+            "-1",
+            "1.5M",
+            "8T",
+            "12Q",
+            "0x10",
+            "1 2",
+            "K8",
+            "99999999999999999999",
+            "17179869184G",
+            "\u{0}",
+            "８M",
+        ] {
+            assert_eq!(parse_size(junk), None, "{junk:?}");
+        }
+    }
+
+    #[test]
+    fn cpu_lists_count_their_cpus() {
+        assert_eq!(parse_cpu_list("0"), Some(1));
+        assert_eq!(parse_cpu_list("0-1\n"), Some(2));
+        assert_eq!(parse_cpu_list("0-1,4-5"), Some(4));
+        assert_eq!(parse_cpu_list("0-7,64-71"), Some(16));
+        assert_eq!(parse_cpu_list("3,5,7"), Some(3));
+        assert_eq!(parse_cpu_list("0-4294967295"), None);
+        for junk in ["", ",", "1-", "-1", "5-3", "a", "0-1,,2", "0--1", "0-1-2"] {
+            assert_eq!(parse_cpu_list(junk), None, "{junk:?}");
+        }
+    }
+
+    #[test]
+    fn sysfs_entries_parse_data_and_unified_caches_only() {
+        assert_eq!(
+            parse_sysfs_cache("3\n", "Unified\n", "8192K\n", Some("0-1\n")),
+            Some(llc(3, 8 * MIB, 2))
+        );
+        assert_eq!(
+            parse_sysfs_cache("1", "Data", "32K", Some("0")),
+            Some(llc(1, 32 << 10, 1))
+        );
+        assert_eq!(
+            parse_sysfs_cache("1", "Instruction", "64K", Some("0")),
+            None
+        );
+        assert_eq!(
+            parse_sysfs_cache("2", "Unified", "512K", None),
+            Some(llc(2, 512 << 10, 0))
+        );
+        assert_eq!(
+            parse_sysfs_cache("2", "Unified", "512K", Some("junk")),
+            Some(llc(2, 512 << 10, 0))
+        );
+        assert_eq!(parse_sysfs_cache("x", "Unified", "512K", None), None);
+        assert_eq!(parse_sysfs_cache("2", "Unified", "lots", None), None);
+        assert_eq!(parse_sysfs_cache("", "", "", Some("")), None);
+    }
+
+    #[test]
+    fn cpuid_subleaves_decode() {
+        // This host's (Zen 1, in a VM) 0x8000001D subleaf 3: a unified L3, 2 sharing,
+        // 16 ways, 1 partition, 64-byte lines, 8192 sets.
+        assert_eq!(
+            decode_cpuid_cache(0x4163, 0x03c0_003f, 0x1fff),
+            Some(llc(3, 8 * MIB, 2))
+        );
+        // An L1 data cache: level 1, type 1, 8 ways x 64 sets x 64 bytes.
+        let eax = 1 | (1 << 5);
+        let ebx = 63 | (7 << 22);
+        assert_eq!(decode_cpuid_cache(eax, ebx, 63), Some(llc(1, 32 << 10, 1)));
+        assert_eq!(decode_cpuid_cache(0, 0, 0), None);
+        assert_eq!(decode_cpuid_cache(2 | (1 << 5), ebx, 63), None);
+        assert_eq!(decode_cpuid_cache(3, ebx, 63), None, "level 0");
+        // Every field at its maximum: 2^64 bytes, which does not fit.
+        assert_eq!(decode_cpuid_cache(!0x1cu32, u32::MAX, u32::MAX), None);
+        let big = decode_cpuid_cache(!0x1cu32, u32::MAX, u32::MAX >> 1);
+        assert_eq!(big.map(|c| (c.level, c.shared_by)), Some((7, 4096)));
+    }
+
+    #[test]
+    fn the_last_level_is_the_highest_data_or_unified_level() {
+        let t = topology(
+            &[
+                llc(1, 32 << 10, 1),
+                llc(2, 512 << 10, 1),
+                llc(3, 8 * MIB, 2),
+            ],
+            2,
+        );
+        assert_eq!(t.last_level, Some(llc(3, 8 * MIB, 2)));
+        assert_eq!(t.l2, Some(llc(2, 512 << 10, 1)));
+        assert_eq!(t.source, CacheSource::Sysfs);
+        assert_eq!(
+            t.to_string(),
+            "L3 8 MiB shared by 2 CPUs, L2 512 KiB per CPU (sysfs)"
+        );
+        let only_l1 = topology(&[llc(1, 32 << 10, 1)], 4);
+        assert_eq!(only_l1.last_level, None);
+        assert_eq!(only_l1.source, CacheSource::None);
+        assert_eq!(only_l1.to_string(), "unknown (none)");
+        let empty = topology(&[llc(3, 0, 2), llc(2, 1 << 20, 0)], 4);
+        assert_eq!(empty.last_level, Some(llc(2, 1 << 20, 0)));
+        assert_eq!(empty.to_string(), "L2 1 MiB (sysfs)");
+    }
+
+    #[test]
+    fn zen1_ccx_streams_above_six_mib() {
+        // 8 MiB of L3 per CCX, shared by 4 cores / 8 threads; in this host's VM, by 2.
+        for shared_by in [8, 2] {
+            let t = topology(&[llc(2, 512 << 10, 2), llc(3, 8 * MIB, shared_by)], 2);
+            for threads in [1, 2, 16] {
+                assert_eq!(t.stream_threshold(threads), 6 * MIB);
+            }
+        }
+        // On the whole 32-thread chip (4 CCXs), 32 threads use all four L3s.
+        let chip = topology(&[llc(3, 8 * MIB, 8)], 32);
+        assert_eq!(chip.stream_threshold(1), 6 * MIB);
+        assert_eq!(chip.stream_threshold(8), 6 * MIB);
+        assert_eq!(chip.stream_threshold(9), 12 * MIB);
+        assert_eq!(chip.stream_threshold(32), 24 * MIB);
+        assert_eq!(chip.stream_threshold(128), 24 * MIB);
+        // A SIGN of 1 Mi float32 (8 MiB in + out) streams; 512 Ki do not.
+        let at = StreamThreshold::Above(chip.stream_threshold(2));
+        assert!(at.streams(8 * MIB) && !at.streams(4 * MIB) && !at.streams(6 * MIB));
+    }
+
+    #[test]
+    fn zen4_ccd_keeps_what_fits_in_its_32_mib() {
+        // 32 MiB of L3 per CCD, shared by 8 cores / 16 threads; in a 2-CPU VM, by 2.
+        for (shared_by, cpus) in [(16, 32), (2, 2)] {
+            let t = topology(&[llc(2, MIB, 2), llc(3, 32 * MIB, shared_by)], cpus);
+            let one = StreamThreshold::Above(t.stream_threshold(2));
+            assert_eq!(one.bytes(), Some(24 * MIB));
+            // The losing rows: 1 Mi float64 / int64 (16 MiB moved) stay plain.
+            assert!(!one.streams(16 * MIB));
+            assert!(one.streams(64 * MIB));
+        }
+    }
+
+    #[test]
+    fn a_laptop_with_2_mib_of_l3_streams_early() {
+        let t = topology(&[llc(2, 256 << 10, 2), llc(3, 2 * MIB, 4)], 4);
+        assert_eq!(t.stream_threshold(1), 1536 << 10);
+        assert_eq!(t.stream_threshold(4), 1536 << 10);
+        assert_eq!(human_bytes(t.stream_threshold(4)), "1.5 MiB");
+    }
+
+    #[test]
+    fn without_l3_the_l2_is_the_last_level() {
+        let t = topology(&[llc(1, 64 << 10, 1), llc(2, 4 * MIB, 4)], 8);
+        assert_eq!(t.last_level, Some(llc(2, 4 * MIB, 4)));
+        assert_eq!(t.stream_threshold(1), 3 * MIB);
+        assert_eq!(t.stream_threshold(8), 6 * MIB);
+    }
+
+    #[test]
+    fn without_cache_information_the_old_rule_holds() {
+        let t = CacheTopology::unknown(0);
+        assert_eq!(t.cpus, 1);
+        assert_eq!(t.source, CacheSource::None);
+        for threads in [0, 1, 64] {
+            assert_eq!(t.stream_threshold(threads), FALLBACK_STREAM_THRESHOLD_BYTES);
+        }
+        assert_eq!(topology(&[], 4), CacheTopology::unknown(4));
+        // Unknown sharing counts as one CPU per cache.
+        let t = topology(&[llc(3, 4 * MIB, 0)], 2);
+        assert_eq!(t.stream_threshold(1), 3 * MIB);
+        assert_eq!(t.stream_threshold(2), 6 * MIB);
+    }
+
+    #[test]
+    fn huge_caches_saturate() {
+        let t = topology(&[llc(3, u64::MAX, 1)], 4);
+        assert!(t.stream_threshold(4) >= u64::MAX / 4 * 3);
+    }
+
+    #[test]
+    fn overrides_parse() {
+        use StreamThreshold::{Above, Never};
+        assert_eq!(StreamThreshold::parse("0"), Some(Above(0)));
+        assert_eq!(StreamThreshold::parse(" 24Mi "), Some(Above(24 * MIB)));
+        assert_eq!(StreamThreshold::parse("1048576"), Some(Above(MIB)));
+        assert_eq!(StreamThreshold::parse("never"), Some(Never));
+        assert_eq!(StreamThreshold::parse("OFF"), Some(Never));
+        for junk in ["", "yes", "-5", "1e6", "12Ti", "never!"] {
+            assert_eq!(StreamThreshold::parse(junk), None, "{junk:?}");
+        }
+        assert!(Above(0).streams(1) && !Above(0).streams(0));
+        assert!(!Never.streams(u64::MAX));
+        assert_eq!(Above(6 * MIB).to_string(), "above 6 MiB");
+        assert_eq!(Never.to_string(), "never");
+        assert_eq!(Never.bytes(), None);
+    }
+
+    #[test]
+    fn the_host_reads_without_failing() {
+        let host = CacheTopology::host();
+        assert!(host.cpus >= 1);
+        assert_eq!(host.last_level.is_some(), host.source != CacheSource::None);
+        assert!(host.stream_threshold(1) > 0);
+        #[cfg(target_arch = "x86_64")]
+        {
+            // CPUID agrees with sysfs on the last level's size where both answer.
+            if let (Some(sysfs), Some(cpuid)) = (read_sysfs(host.cpus), read_cpuid(host.cpus)) {
+                assert_eq!(
+                    sysfs.last_level.map(|c| (c.level, c.size_bytes)),
+                    cpuid.last_level.map(|c| (c.level, c.size_bytes))
+                );
+            }
+        }
+    }
+}
