@@ -257,3 +257,96 @@ fn bench_on_the_gpu_prints_json_rows_with_their_fields() {
     let bad = ewise(["bench", "--device", "gpu", "--threads", "2"]);
     assert_error(&bad, &["--threads applies to --device cpu only"]);
 }
+
+/// `ewise bench` on the CPU for 4096 float32 elements, with `EWISE_STREAM_THRESHOLD`
+/// set to `threshold` (or removed).
+fn bench_with_threshold(threshold: Option<&str>, json: bool) -> (String, String) {
+    let mut command = ewise_command();
+    command.args([
+        "bench",
+        "--device",
+        "cpu",
+        "--op",
+        "sign",
+        "--dtype",
+        "float32",
+        "--layout",
+        "contiguous",
+        "--sizes",
+        "4Ki",
+        "--samples",
+        "3",
+    ]);
+    if json {
+        command.arg("--json");
+    }
+    match threshold {
+        Some(value) => command.env("EWISE_STREAM_THRESHOLD", value),
+        None => command.env_remove("EWISE_STREAM_THRESHOLD"),
+    };
+    let out = command.output().expect("the ewise binary runs");
+    assert_ok(&out);
+    let err = stderr(&out);
+    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    (text, err)
+}
+
+#[test]
+fn bench_reports_the_caches_and_the_streaming_threshold() {
+    let (text, _) = bench_with_threshold(None, false);
+    assert!(text.contains("\ncaches: "), "{text}");
+    assert!(
+        text.contains("streaming stores when input + output is "),
+        "{text}"
+    );
+    assert!(!text.contains("EWISE_STREAM_THRESHOLD"), "{text}");
+    let row = text.lines().last().unwrap();
+    assert!(
+        row.ends_with(" plain"),
+        "4096 elements stay in cache: {text}"
+    );
+
+    let (text, _) = bench_with_threshold(Some("0"), false);
+    assert!(
+        text.contains("is above 0 bytes (set by EWISE_STREAM_THRESHOLD)"),
+        "{text}"
+    );
+    assert!(
+        text.lines().last().unwrap().ends_with(" streaming"),
+        "{text}"
+    );
+
+    let (text, _) = bench_with_threshold(Some("never"), false);
+    assert!(
+        text.contains("is never (set by EWISE_STREAM_THRESHOLD)"),
+        "{text}"
+    );
+
+    let (text, err) = bench_with_threshold(Some("lots"), false);
+    assert!(
+        text.contains("warning: EWISE_STREAM_THRESHOLD='lots' is not a byte count"),
+        "{text}"
+    );
+    assert!(text.lines().last().unwrap().ends_with(" plain"), "{text}");
+    assert!(err.is_empty(), "{err}");
+
+    let (text, err) = bench_with_threshold(Some("lots"), true);
+    assert!(
+        err.contains("warning: EWISE_STREAM_THRESHOLD='lots'"),
+        "{err}"
+    );
+    for key in [
+        "\"streams\": false",
+        "\"stream_threshold\": ",
+        "\"llc_bytes\": ",
+        "\"l2_bytes\": ",
+        "\"cache_source\": \"",
+    ] {
+        assert!(text.contains(key), "{key} missing from {text}");
+    }
+    let (text, _) = bench_with_threshold(Some("1Ki"), true);
+    assert!(
+        text.contains("\"streams\": true, \"stream_threshold\": 1024,"),
+        "{text}"
+    );
+}

@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use ewise_cpu::baseline::{self, CopyKind};
+use ewise_cpu::cache::{self, CacheTopology, StreamOverride};
 use ewise_cpu::{
     support, CompiledOperator, DataType, Device, Extensions, InfinityMode, NanPolicy, OperatorDesc,
-    Parallelism, TensorDesc,
+    Parallelism, StreamThreshold, TensorDesc, STREAM_THRESHOLD_ENV,
 };
 
 use crate::cli::{DeviceKind, DEVICE_ENV};
@@ -32,6 +33,10 @@ Each round times the operator and four copies of as many bytes (plain and stream
 stores, on 1 and on --threads threads), interleaved; ratio = GB/s / best copy GB/s.
 It also times a plain read of the operator's input on its threads: 'vs read' = that
 read's time / the operator's, the limit of operators that read more than they write.
+'stores' says whether the operator wrote with plain or streaming (non-temporal) stores:
+streaming when its input plus output exceed a share of the last-level cache (the header
+shows the caches read and the threshold; EWISE_STREAM_THRESHOLD=BYTES, 0 or never
+overrides it, e.g. EWISE_STREAM_THRESHOLD=24Mi).
 
 On --device gpu, each round times a batch of back-to-back calls between two timestamp
 queries (wall time of submit + wait where the adapter has no timestamps: the 'timer'
@@ -157,6 +162,10 @@ struct Measured {
     copies: Vec<(CopyKind, usize, f64)>,
     /// Median time of reading the operator's input alone, on its threads.
     read_ns: f64,
+    /// Whether the operator wrote with streaming stores.
+    streams: bool,
+    /// When an execution on the operator's threads streams.
+    stream_threshold: StreamThreshold,
 }
 
 impl Measured {
@@ -209,11 +218,56 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
     }
     let text = if args.json {
+        if let Some(warning) = invalid_override() {
+            eprintln!("ewise: warning: {warning}");
+        }
         json(&results)
     } else {
         table(&results, threads, args.nan.into())
     };
     crate::print(&text)
+}
+
+/// The caches read and the streaming threshold for 1 and `threads` threads, for the
+/// table's header: e.g. `caches: L3 8 MiB shared by 2 CPUs, L2 512 KiB per CPU (sysfs);
+/// streaming stores when input + output is above 6 MiB (3/4 of the L3)`.
+fn cache_line(threads: usize) -> String {
+    let host = CacheTopology::host();
+    let mut line = format!("caches: {host}; streaming stores when input + output is ");
+    let (one, all) = (
+        ewise_cpu::stream_threshold(1),
+        ewise_cpu::stream_threshold(threads),
+    );
+    match one {
+        StreamThreshold::Never => line.push_str("never"),
+        _ if one == all => line.push_str(&one.to_string()),
+        _ => line.push_str(&format!("{one} on 1 thread, {all} on {threads}")),
+    }
+    match cache::stream_override() {
+        StreamOverride::Set(_) => line.push_str(&format!(" (set by {STREAM_THRESHOLD_ENV})")),
+        _ => match host.last_level {
+            Some(llc) => {
+                let (num, den) = cache::LAST_LEVEL_SHARE;
+                line.push_str(&format!(" ({num}/{den} of the L{})", llc.level));
+            }
+            None => line.push_str(" (no cache information: the fallback)"),
+        },
+    }
+    if let Some(warning) = invalid_override() {
+        line.push_str(&format!("\nwarning: {warning}"));
+    }
+    line
+}
+
+/// The message for an invalid [`STREAM_THRESHOLD_ENV`], which the library ignored.
+fn invalid_override() -> Option<String> {
+    match cache::stream_override() {
+        StreamOverride::Invalid(value) => Some(format!(
+            "{STREAM_THRESHOLD_ENV}='{}' is not a byte count (e.g. 24Mi), 0 or never; ignored",
+            value.escape_debug()
+        )),
+        _ => None,
+    }
 }
 
 /// The (operator, data type) pairs that `--op` and `--dtype` select.
@@ -515,6 +569,8 @@ fn measure(
             .map(|(&(kind, t), &d)| (kind, t, gbps(d)))
             .collect(),
         read_ns: medians[1 + kinds.len()].as_secs_f64() * 1e9,
+        streams: compiled.streams(),
+        stream_threshold: ewise_cpu::stream_threshold(compiled.threads()),
     })
 }
 
@@ -531,6 +587,7 @@ fn table(results: &[Measured], threads: usize, policy: NanPolicy) -> String {
         "ratio",
         "ns/call",
         "vs read",
+        "stores",
     ]);
     for r in results {
         let (kind, copy_threads, best) = r.best_copy();
@@ -546,18 +603,27 @@ fn table(results: &[Measured], threads: usize, policy: NanPolicy) -> String {
             format!("{:.2}", r.gbps / best),
             format!("{:.0}", r.ns_per_call),
             format!("{:.2}", r.vs_read()),
+            if r.streams { "streaming" } else { "plain" }.to_string(),
         ]);
     }
     let mut out = format!(
         "ewise bench: {} kernels, up to {threads} threads, SIGN with NaN policy {policy}; \
-         GB/s = bytes read + written per second\n\n",
-        ewise_cpu::instruction_set().name()
+         GB/s = bytes read + written per second\n{}\n\n",
+        ewise_cpu::instruction_set().name(),
+        cache_line(threads)
     );
     out.push_str(&t.render(""));
     out
 }
 
+/// A JSON number, or `null`.
+fn optional<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "null".to_string(), |v| v.to_string())
+}
+
 fn json(results: &[Measured]) -> String {
+    let host = CacheTopology::host();
+    let llc = host.last_level;
     let mut out = String::from("[\n");
     for (i, r) in results.iter().enumerate() {
         let (kind, copy_threads, best) = r.best_copy();
@@ -576,7 +642,9 @@ fn json(results: &[Measured]) -> String {
             "  {{\"op\": \"{}\", \"dtype\": \"{}\", \"elements\": {}, \"layout\": \"{}\", \"threads\": {}, \
              \"gbps\": {:.3}, \"best_copy_gbps\": {best:.3}, \"best_copy\": \"{}\", \"best_copy_threads\": {copy_threads}, \
              \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"input_read_ns\": {:.1}, \"vs_read\": {:.4}, \
-             \"instruction_set\": \"{}\", \"nan\": \"{}\", \"copies\": [{}]}}",
+             \"instruction_set\": \"{}\", \"nan\": \"{}\", \"streams\": {}, \"stream_threshold\": {}, \
+             \"llc_bytes\": {}, \"llc_level\": {}, \"llc_shared_by\": {}, \"l2_bytes\": {}, \"cache_source\": \"{}\", \
+             \"copies\": [{}]}}",
             r.op,
             r.dtype.name(),
             r.elements,
@@ -590,6 +658,13 @@ fn json(results: &[Measured]) -> String {
             r.vs_read(),
             ewise_cpu::instruction_set().name(),
             r.policy,
+            r.streams,
+            optional(r.stream_threshold.bytes()),
+            optional(llc.map(|c| c.size_bytes)),
+            optional(llc.map(|c| c.level)),
+            optional(llc.map(|c| c.shared_by).filter(|&n| n > 0)),
+            optional(host.l2.map(|c| c.size_bytes)),
+            host.source.name(),
             copies.join(", ")
         );
         out.push_str(if i + 1 < results.len() { ",\n" } else { "\n" });
@@ -656,6 +731,9 @@ mod tests {
             "\"best_copy_gbps\"",
             "\"ratio\"",
             "\"ns_per_call\"",
+            "\"streams\": false",
+            "\"stream_threshold\"",
+            "\"cache_source\"",
         ] {
             assert!(j.contains(key), "{key} missing from {j}");
         }
