@@ -1,19 +1,41 @@
 #!/usr/bin/env python3
 """Compare ewise with numpy, ONNX Runtime and PyTorch on the same cases.
 
-Runs `ewise bench --json` (built in release mode) for the contiguous cases, then times each
-peer that is installed on the same sizes, and prints one table of GB/s and of ratios to
-the best memory copy that `ewise bench` measured in its run. Peers that are not installed
-are skipped, and so are the cases a peer lacks (a "-" cell). When the `ewise` Python
-package is importable, its calls are timed from Python like the peers' ("ewise (python)"):
-the wall time per call a Python user sees, where the "ewise" column is `ewise bench`'s
-in-process time. Not part of the tests.
+Runs `ewise bench --json` (built in release mode) for the contiguous and the transposed
+cases, then times each peer that is installed on the same sizes, and prints one table of
+GB/s and of ratios to the best memory copy that `ewise bench` measured in its run. Peers
+that are not installed are skipped, and so are the cases a peer lacks (a "-" cell). When
+the `ewise` Python package is importable, its calls are timed from Python exactly like the
+peers' ("ewise (python)"): the wall time per call a Python user sees, where the "ewise"
+column is `ewise bench`'s in-process time. Not part of the tests.
 
-    python3 bench/peers.py [--sizes 65536 16777216] [--ops sign is-infinity]
+Layouts: 'contiguous' is a packed 1-D array; 'transposed' is the transpose of a C-ordered
+rows x columns array (as square as the size allows, the shape `ewise bench` uses), read
+through its `.T` view into a C-contiguous output: `np.sign(a.T, out=o)`,
+`torch.sign(t.T, out=o)`, `ewise.sign(a.T, out=o)` (ONNX Runtime takes no strided input:
+"-").
+
+--cold: every column timed from Python cycles, call by call, through enough distinct
+input/output pairs that together exceed twice the last-level cache, so that no call
+finds its data in the cache. `ewise bench` has no cold mode on the cpu: its column (and
+the copy it is compared with) stays warm, and the header says so.
+
+A (size, data type) whose buffers would not fit in 60% of MemAvailable is skipped with a
+note ("mem" cells): `ewise bench` holds its input and output plus four copy baselines of
+as many bytes (5x), a Python column its input/output pairs plus a result of as many bytes.
+
+    python3 bench/peers.py [--sizes 4Ki 64Ki 256Ki 1Mi 4Mi 16Mi 64Mi 256Mi (the default)]
+        [--ops sign is-infinity] [--layouts contiguous transposed] [--cold] [--repeat 21]
 """
 
 import argparse
+import functools
 import json
+import math
+import os
+import platform
+import re
+import shlex
 import subprocess
 import sys
 import time
@@ -33,10 +55,204 @@ DTYPES = {
     "UINT64": "uint64",
 }
 
+DEFAULT_SIZES = ["4Ki", "64Ki", "256Ki", "1Mi", "4Mi", "16Mi", "64Mi", "256Mi"]
+LAYOUTS = ["contiguous", "transposed"]
 
-def median_seconds(fn, repeat):
+# Of MemAvailable, the share a case may take.
+MEMORY_SHARE = 0.6
+# Headroom for the interpreter, the pattern chunks and a peer's own allocations.
+MEMORY_SLACK = 64 << 20
+# `ewise bench` holds the input and output and four copy baselines of as many bytes.
+CLI_MEMORY_FACTOR = 5
+# The input pattern is built in chunks of this many elements (a multiple of 7, the
+# pattern's period), so that no temporary as large as the array is made.
+PATTERN_CHUNK = 7 << 16
+# Assumed last-level cache when the host says nothing about its caches.
+FALLBACK_LLC = 64 << 20
+
+
+def parse_size(s):
+    """An element count: digits with an optional Ki, Mi or Gi suffix (as `ewise bench`)."""
+    m = re.fullmatch(r"\s*(\d+)(Ki|Mi|Gi)?\s*", s)
+    if not m:
+        raise argparse.ArgumentTypeError(f"invalid size '{s}' (e.g. 4096, 64Ki, 16Mi)")
+    n = int(m.group(1)) * {None: 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}[m.group(2)]
+    if not 1 <= n <= 0xFFFF_FFFF:
+        raise argparse.ArgumentTypeError(f"invalid size '{s}' (1 to 4294967295 elements)")
+    return n
+
+
+def human_bytes(n):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            v = n / scale
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
+    return f"{n} B"
+
+
+def mem_available():
+    """MemAvailable in bytes, or None where /proc/meminfo does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def fits(need):
+    """Whether `need` bytes fit in MEMORY_SHARE of the memory available now (and the
+    budget, for the note)."""
+    avail = mem_available()
+    if avail is None:
+        return True, None
+    budget = int(avail * MEMORY_SHARE)
+    return need + MEMORY_SLACK <= budget, budget
+
+
+def cpu_model():
+    """The CPU's name, with its family and model and widest vector extension where
+    /proc/cpuinfo says (x86: 'AMD EPYC (family 25 model 17, AVX-512)')."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if not line.strip():
+                    break  # the first CPU's block
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    name = next(
+        (fields[k] for k in ("model name", "Hardware", "Processor", "cpu model") if fields.get(k)),
+        platform.processor() or platform.machine() or "unknown CPU",
+    )
+    extra = []
+    if fields.get("cpu family") and fields.get("model"):
+        extra.append(f"family {fields['cpu family']} model {fields['model']}")
+    flags = fields.get("flags", "").split()
+    if "avx512f" in flags:
+        extra.append("AVX-512")
+    elif "avx2" in flags:
+        extra.append("AVX2")
+    return f"{name} ({', '.join(extra)})" if extra else name
+
+
+def cpu_count(cpu_list):
+    """The number of CPUs in a sysfs list such as '0-3,8-11'."""
+    count = 0
+    for part in cpu_list.strip().split(","):
+        if "-" in part:
+            lo, hi = part.split("-")
+            count += int(hi) - int(lo) + 1
+        elif part:
+            count += 1
+    return count
+
+
+def host_caches():
+    """cpu0's caches from sysfs: [(level, type, bytes, CPUs sharing it)], by level."""
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    caches = []
+    try:
+        entries = sorted(e for e in os.listdir(root) if e.startswith("index"))
+    except OSError:
+        return caches
+    for entry in entries:
+        d = os.path.join(root, entry)
+
+        def read(name, d=d):
+            with open(os.path.join(d, name)) as f:
+                return f.read().strip()
+
+        try:
+            size = read("size")
+            m = re.fullmatch(r"(\d+)([KMG]?)", size)
+            if not m:
+                continue
+            nbytes = int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+            try:
+                shared = cpu_count(read("shared_cpu_list"))
+            except OSError:
+                shared = 0
+            caches.append((int(read("level")), read("type"), nbytes, shared))
+        except (OSError, ValueError):
+            continue
+    caches.sort(key=lambda c: (c[0], c[1]))
+    return caches
+
+
+def last_level_cache(caches):
+    """The level-3 cache, else the highest data or unified one: (level, bytes, shared)."""
+    data = [c for c in caches if c[1] in ("Data", "Unified")]
+    l3 = [c for c in data if c[0] == 3]
+    pick = l3 or sorted(data, key=lambda c: (c[0], c[2]))[-1:]
+    if not pick:
+        return None
+    level, _, nbytes, shared = max(pick, key=lambda c: c[2])
+    return level, nbytes, shared
+
+
+def describe_caches(caches):
+    if not caches:
+        return "no cache information in /sys/devices/system/cpu/cpu0/cache"
+    parts = []
+    for level, kind, nbytes, shared in caches:
+        name = f"L{level}" + {"Data": "d", "Instruction": "i"}.get(kind, "")
+        if shared > 1:
+            parts.append(f"{name} {human_bytes(nbytes)} shared by {shared} CPUs")
+        else:
+            parts.append(f"{name} {human_bytes(nbytes)} per CPU")
+    return ", ".join(parts)
+
+
+def item_bytes(cli_dtype):
+    """Bytes per element of an `ewise bench` data type name (FLOAT16, UINT64, FLOAT8...)."""
+    m = re.search(r"(\d+)", cli_dtype)
+    return max(1, int(m.group(1)) // 8) if m else 8
+
+
+def moved_bytes(op, cli_dtype, n):
+    """Bytes read plus written by one call: the input, and the output (1 byte for IS_INFINITY)."""
+    item = item_bytes(cli_dtype)
+    return n * item * 2 if op == "sign" else n * (item + 1)
+
+
+def transposed_shape(n):
+    """Rows x columns of the 2-D array whose transpose is read, as in `ewise bench`."""
+    rows = max(int(math.sqrt(n)), 1)
+    while n % rows:
+        rows -= 1
+    return rows, n // rows
+
+
+class Pairs:
+    """How many distinct input/output pairs a Python-timed case cycles through."""
+
+    def __init__(self, cold, llc_bytes):
+        self.cold = cold
+        self.llc_bytes = llc_bytes
+
+    def __call__(self, moved):
+        if not self.cold:
+            return 1
+        return max(1, 2 * self.llc_bytes // max(moved, 1) + 1)
+
+    def memory(self, moved):
+        """The bytes a Python column holds: its pairs plus one result of as many bytes."""
+        return self(moved) * moved + moved
+
+
+def median_seconds(calls, repeat):
+    """The median time of one call: the calls are made in turn, call by call, each timed
+    alone (one call in warm mode: the same input and output every time)."""
+    for fn in calls:  # first-call costs, and the output pages touched once
+        fn()
     times = []
-    for _ in range(repeat):
+    for r in range(repeat):
+        fn = calls[r % len(calls)]
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
@@ -53,44 +269,84 @@ def numpy_dtype(np, dtype):
     return np.dtype(dtype)
 
 
-def numpy_case(np, op, dtype, n):
-    x = (np.arange(n) % 7 - 3).astype(numpy_dtype(np, dtype))
-    if op == "sign":
-        out = np.empty_like(x)
-        return lambda: np.sign(x, out=out), x.nbytes * 2
-    if dtype.startswith(("int", "uint")):
+def numpy_input(np, dtype, n, layout):
+    """The input's storage, filled with -3..3 repeating (`np.arange(n) % 7 - 3`), built
+    chunk by chunk: 1-D, or C-ordered columns x rows whose `.T` is the transposed input."""
+    dt = numpy_dtype(np, dtype)
+    x = np.empty(n, dtype=dt)
+    chunk = (np.arange(min(n, PATTERN_CHUNK)) % 7 - 3).astype(dt)
+    for start in range(0, n, PATTERN_CHUNK):
+        stop = min(n, start + PATTERN_CHUNK)
+        x[start:stop] = chunk[: stop - start]
+    if layout == "transposed":
+        rows, cols = transposed_shape(n)
+        return x.reshape(cols, rows)
+    return x
+
+
+def ndarray_case(np, sign, isinf, op, dtype, n, layout, pairs):
+    """Calls of `sign(x, out=o)` / `isinf(x, out=o)` on numpy arrays, one per pair."""
+    if op != "sign" and dtype.startswith(("int", "uint")):
         return None
-    out = np.empty(n, dtype=bool)
-    return lambda: np.isinf(x, out=out), x.nbytes + n
+    base = numpy_input(np, dtype, n, layout)
+    shape = (n,) if layout == "contiguous" else transposed_shape(n)
+    if op == "sign":
+        out_dtype, fn, moved = base.dtype, sign, base.nbytes * 2
+    else:
+        out_dtype, fn, moved = np.dtype(bool), isinf, base.nbytes + n
+    bases = [base] + [base.copy() for _ in range(pairs(moved) - 1)]
+    calls = []
+    for b in bases:
+        x = b if layout == "contiguous" else b.T
+        calls.append(functools.partial(fn, x, out=np.empty(shape, dtype=out_dtype)))
+    return calls, moved
 
 
-def torch_case(torch, op, dtype, n):
+def numpy_case(np, op, dtype, n, layout, pairs):
+    return ndarray_case(np, np.sign, np.isinf, op, dtype, n, layout, pairs)
+
+
+def ewise_py_case(ewise, np, op, dtype, n, layout, pairs):
+    sign = functools.partial(ewise.sign, nan="propagate")
+    return ndarray_case(np, sign, ewise.isinf, op, dtype, n, layout, pairs)
+
+
+def torch_case(torch, op, dtype, n, layout, pairs):
     tdtype = getattr(torch, dtype, None)
     if tdtype is None:
         return None
-    x = (torch.arange(n) % 7 - 3).to(tdtype)
-    if op == "sign":
-        out = torch.empty_like(x)
-        return lambda: torch.sign(x, out=out), x.numel() * x.element_size() * 2
-    if not x.is_floating_point():
+    base = torch.empty(n, dtype=tdtype)
+    if op != "sign" and not base.is_floating_point():
         return None
-    return lambda: torch.isinf(x), x.numel() * (x.element_size() + 1)
-
-
-def ewise_py_case(ewise, np, op, dtype, n):
-    x = (np.arange(n) % 7 - 3).astype(numpy_dtype(np, dtype))
+    chunk = (torch.arange(min(n, PATTERN_CHUNK)) % 7 - 3).to(tdtype)
+    for start in range(0, n, PATTERN_CHUNK):
+        stop = min(n, start + PATTERN_CHUNK)
+        base[start:stop] = chunk[: stop - start]
+    del chunk
+    shape = (n,)
+    if layout == "transposed":
+        rows, cols = transposed_shape(n)
+        base, shape = base.reshape(cols, rows), (rows, cols)
     if op == "sign":
-        out = np.empty_like(x)
-        return lambda: ewise.sign(x, nan="propagate", out=out), x.nbytes * 2
-    if dtype.startswith(("int", "uint")):
-        return None
-    out = np.empty(n, dtype=bool)
-    return lambda: ewise.isinf(x, out=out), x.nbytes + n
+        moved = n * base.element_size() * 2
+    else:
+        moved = n * (base.element_size() + 1)
+    bases = [base] + [base.clone() for _ in range(pairs(moved) - 1)]
+    calls = []
+    for b in bases:
+        x = b if layout == "contiguous" else b.T
+        if op == "sign":
+            calls.append(functools.partial(torch.sign, x, out=torch.empty(shape, dtype=tdtype)))
+        else:  # torch.isinf has no out=: it returns a new tensor
+            calls.append(functools.partial(torch.isinf, x))
+    return calls, moved
 
 
-def ort_case(ort, onnx, np, op, dtype, n):
+def ort_case(ort, onnx, np, op, dtype, n, layout, pairs):
     from onnx import TensorProto, helper
 
+    if layout != "contiguous":  # ONNX Runtime takes packed inputs only
+        return None
     elem = helper.np_dtype_to_tensor_dtype(numpy_dtype(np, dtype))
     if op == "sign":
         node = helper.make_node("Sign", ["x"], ["y"])
@@ -112,77 +368,263 @@ def ort_case(ort, onnx, np, op, dtype, n):
         sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     except Exception:  # a type this ONNX Runtime build has no kernel for
         return None
-    x = (np.arange(n) % 7 - 3).astype(numpy_dtype(np, dtype))
+    x = numpy_input(np, dtype, n, layout)
     out_bytes = x.nbytes if op == "sign" else n
-    return lambda: sess.run(None, {"x": x}), x.nbytes + out_bytes
+    moved = x.nbytes + out_bytes
+    inputs = [x] + [x.copy() for _ in range(pairs(moved) - 1)]
+    return [functools.partial(sess.run, None, {"x": xi}) for xi in inputs], moved
+
+
+def cli_bench(args, sizes, layouts, notes):
+    """`ewise bench --json` records for every size and layout, keyed by (op, DTYPE,
+    elements, layout); a (size, type) whose buffers would not fit is left out, with a
+    note. Also the CLI's type list per op, in its order, the commands run and the
+    (DTYPE, elements) left out for memory."""
+    op = "all" if set(args.ops) >= {"sign", "is-infinity"} else args.ops[0]
+
+    def run(extra):
+        cmd = [args.ewise, "bench", "--json", "--op", op, *extra]
+        try:
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        except FileNotFoundError:
+            sys.exit(f"peers.py: {args.ewise} not found: cargo build --release -p ewise-cli")
+        except subprocess.CalledProcessError as e:
+            notes.append(f"`{shlex.join(cmd)}` failed: {e.stderr.strip()}")
+            return []
+        return json.loads(out)
+
+    # The types `ewise bench` times for these ops, from a run on 64 elements.
+    types = {}
+    for r in run(["--dtype", "all", "--sizes", "64", "--layout", "contiguous", "--samples", "3"]):
+        types.setdefault(r["op"], [])
+        if r["dtype"] not in types[r["op"]]:
+            types[r["op"]].append(r["dtype"])
+    all_types = list(dict.fromkeys(t for op_types in types.values() for t in op_types))
+
+    def cli_need(dtype, n):
+        return CLI_MEMORY_FACTOR * max(
+            moved_bytes(o, dtype, n) for o, ts in types.items() if dtype in ts
+        )
+
+    records = {}
+    commands = []
+    skipped = set()
+    for n in sizes:
+        fitting = []
+        for dtype in all_types:
+            ok, budget = fits(cli_need(dtype, n))
+            if ok:
+                fitting.append(dtype)
+            else:
+                skipped.add((dtype, n))
+                notes.append(
+                    f"ewise bench {dtype.lower()} x {n}: skipped, its buffers "
+                    f"({human_bytes(cli_need(dtype, n))}) would not fit in {MEMORY_SHARE:.0%} "
+                    f"of MemAvailable ({human_bytes(budget)})"
+                )
+        if not fitting:
+            continue
+        choices = ["all"] if len(fitting) == len(all_types) else [t.lower() for t in fitting]
+        for layout in layouts:
+            for dtype in choices:
+                extra = ["--dtype", dtype, "--sizes", str(n), "--layout", layout]
+                commands.append(shlex.join([args.ewise, "bench", "--json", "--op", op, *extra]))
+                for r in run(extra):
+                    if r["op"] in args.ops and r["layout"] in layouts:
+                        records[(r["op"], r["dtype"], r["elements"], r["layout"])] = r
+    return records, types, commands, skipped
+
+
+def versions(peers_modules, ewise_cli):
+    try:
+        cli = subprocess.run([ewise_cli, "--version"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        cli = ""
+    parts = [f"{cli or 'ewise ?'} (CLI)", f"python {platform.python_version()}"]
+    for name in ("numpy", "torch", "onnxruntime", "ml_dtypes"):
+        module = peers_modules.get(name)
+        parts.append(f"{name} {getattr(module, '__version__', '?')}" if module else f"{name} not installed")
+    ewise = peers_modules.get("ewise")
+    if ewise:
+        parts.append(f"ewise (python) {ewise.__version__} ({ewise.instruction_set()})")
+    else:
+        parts.append("ewise (python) not installed")
+    return ", ".join(parts)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ewise", default="target/release/ewise")
-    parser.add_argument("--sizes", nargs="+", type=int, default=[65536, 16777216])
-    parser.add_argument("--ops", nargs="+", default=["sign", "is-infinity"])
+    parser.add_argument(
+        "--sizes", nargs="+", type=parse_size, default=[parse_size(s) for s in DEFAULT_SIZES],
+        help=f"element counts, with Ki, Mi or Gi suffixes allowed (default: {' '.join(DEFAULT_SIZES)})",
+    )
+    parser.add_argument("--ops", nargs="+", default=["sign", "is-infinity"], choices=["sign", "is-infinity"])
+    parser.add_argument("--layouts", nargs="+", default=LAYOUTS, choices=LAYOUTS)
     parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument(
+        "--cold", action="store_true",
+        help="cycle the Python-timed columns through inputs and outputs of more than 2x the last-level cache",
+    )
     args = parser.parse_args()
+    layouts = [layout for layout in LAYOUTS if layout in args.layouts]
 
-    cmd = [args.ewise, "bench", "--json", "--sizes", *map(str, args.sizes), "--op", "all", "--dtype", "all"]
-    runs = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    runs = [r for r in runs if r["layout"] == "contiguous" and r["op"] in args.ops]
+    caches = host_caches()
+    llc = last_level_cache(caches)
+    pairs = Pairs(args.cold, llc[1] if llc else FALLBACK_LLC)
 
+    notes = []
+    records, types, commands, cli_skipped = cli_bench(args, args.sizes, layouts, notes)
+
+    modules = {}
     peers = {}
-    try:
-        import ewise
-        import numpy
-
-        peers["ewise (python)"] = lambda op, dt, n: ewise_py_case(ewise, numpy, op, dt, n)
-    except ImportError:
-        pass
     try:
         import numpy as np
 
-        peers["numpy"] = lambda op, dt, n: numpy_case(np, op, dt, n)
+        modules["numpy"] = np
     except ImportError:
         np = None
     try:
+        import ml_dtypes
+
+        modules["ml_dtypes"] = ml_dtypes
+    except ImportError:
+        pass
+    try:
+        import ewise
+
+        modules["ewise"] = ewise
+        if np is not None:
+            peers["ewise (python)"] = lambda *case: ewise_py_case(ewise, np, *case)
+    except ImportError:
+        pass
+    if np is not None:
+        peers["numpy"] = lambda *case: numpy_case(np, *case)
+    try:
         import torch
 
-        torch.set_num_threads(max(r["threads"] for r in runs) if runs else 1)
-        peers["torch"] = lambda op, dt, n: torch_case(torch, op, dt, n)
+        modules["torch"] = torch
+        torch.set_num_threads(max((r["threads"] for r in records.values()), default=1))
+        peers["torch"] = lambda *case: torch_case(torch, *case)
     except ImportError:
         pass
     try:
         import onnx
         import onnxruntime as ort
 
+        modules["onnxruntime"] = ort
         if np is not None:
-            peers["onnxruntime"] = lambda op, dt, n: ort_case(ort, onnx, np, op, dt, n)
+            peers["onnxruntime"] = lambda *case: ort_case(ort, onnx, np, *case)
     except ImportError:
         pass
 
+    # The header: the command, the host, the versions, warm or cold.
+    any_record = next(iter(records.values()), None)
+    print(f"command: {shlex.join([sys.executable, *sys.argv])}")
+    print(f"host: {cpu_model()}, {os.cpu_count()} CPUs; caches: {describe_caches(caches)}")
+    if llc:
+        shared = f", shared by {llc[2]} CPUs" if llc[2] > 1 else ""
+        print(f"last-level cache: L{llc[0]} {human_bytes(llc[1])}{shared}")
+    else:
+        print(f"last-level cache: unknown (--cold assumes {human_bytes(FALLBACK_LLC)})")
+    print(f"versions: {versions(modules, args.ewise)}")
+    if any_record:
+        thresholds = sorted({(r["threads"], r.get("stream_threshold")) for r in records.values()})
+        shown = ", ".join(
+            f"{human_bytes(t) if t else 'never'} on {k} thread{'s' if k > 1 else ''}" for k, t in thresholds
+        )
+        llc_cli = any_record.get("llc_bytes")
+        print(
+            f"ewise bench: {any_record.get('instruction_set')} kernels; streaming stores when input + "
+            f"output is above {shown} (its last-level cache: "
+            f"{human_bytes(llc_cli) if llc_cli else 'unknown'}, from {any_record.get('cache_source')}); "
+            f"{len(commands)} runs such as `{commands[0]}`"
+        )
+    if args.cold:
+        print(
+            f"mode: cold: each column timed from Python cycles, call by call, through distinct "
+            f"input/output pairs totalling more than 2 x {human_bytes(pairs.llc_bytes)} (the "
+            f"last-level cache); the 'ewise' column and 'copy GB/s' are `ewise bench`'s, which "
+            f"has no cold mode on the cpu: warm"
+        )
+    else:
+        print("mode: warm: every call of a case on the same input and output")
+    for note in notes:
+        print(f"note: {note}")
+    print()
+
+    # The rows: the CLI's cases, in its order of types, by size and layout.
+    rows = []
+    for op in [o for o in ("sign", "is-infinity") if o in args.ops]:
+        for dtype in types.get(op, []):
+            for n in args.sizes:
+                for layout in layouts:
+                    rows.append((op, dtype, n, layout))
+    # Records for types the discovery run did not list (none expected) come last.
+    rows += [k for k in records if k not in set(rows)]
+
     names = ["ewise", *peers]
-    print(f"{'op':<12} {'dtype':<8} {'elements':>9} {'copy GB/s':>9} " + " ".join(f"{n:>16}" for n in names))
-    for r in runs:
-        dtype = DTYPES.get(r["dtype"])
-        cells = [f"{r['gbps']:6.1f} ({r['ratio']:.2f})"]
+    print(
+        f"{'op':<12} {'dtype':<8} {'elements':>9} {'layout':<10} {'copy GB/s':>9} "
+        + " ".join(f"{n:>16}" for n in names)
+    )
+    py_notes = []
+    for key in rows:
+        op, cli_dtype, n, layout = key
+        r = records.get(key)
+        copy = r["best_copy_gbps"] if r else None
+        if r:
+            cells = [f"{r['gbps']:6.1f} ({r['ratio']:.2f})"]
+        else:
+            cells = ["mem" if (cli_dtype, n) in cli_skipped else "-"]
+        dtype = DTYPES.get(cli_dtype)
+        moved = moved_bytes(op, cli_dtype, n)
         for name, make in peers.items():
+            if dtype is None:
+                cells.append("-")
+                continue
+            ok, budget = fits(pairs.memory(moved))
+            if not ok:
+                cells.append("mem")
+                py_notes.append(
+                    f"{name}: {op} {cli_dtype.lower()} x {n} ({layout}): skipped, its buffers "
+                    f"({human_bytes(pairs.memory(moved))}) would not fit in {MEMORY_SHARE:.0%} of "
+                    f"MemAvailable ({human_bytes(budget)})"
+                )
+                continue
+            case = calls = None
             try:
-                case = make(r["op"], dtype, r["elements"]) if dtype else None
+                case = make(op, dtype, n, layout, pairs)
                 if case is None:
                     cells.append("-")
                     continue
-                fn, moved = case
-                fn()
+                calls, moved_peer = case
+                case = None
+                seconds = median_seconds(calls, args.repeat)
             except Exception as e:  # a dtype or kernel the peer lacks (torch: sign of uint64)
-                print(f"{name}: {r['op']} {dtype}: {type(e).__name__}: {e}", file=sys.stderr)
+                print(f"{name}: {op} {dtype} {layout}: {type(e).__name__}: {e}", file=sys.stderr)
                 cells.append("-")
                 continue
-            gbps = moved / median_seconds(fn, args.repeat) / 1e9
-            cells.append(f"{gbps:6.1f} ({gbps / r['best_copy_gbps']:.2f})")
+            finally:
+                case = calls = None  # the buffers go before the next column makes its own
+            gbps = moved_peer / seconds / 1e9
+            cells.append(f"{gbps:6.1f} ({gbps / copy:.2f})" if copy else f"{gbps:6.1f}")
+        copy_cell = f"{copy:>9.1f}" if copy else f"{'-':>9}"
         print(
-            f"{r['op']:<12} {r['dtype']:<8} {r['elements']:>9} {r['best_copy_gbps']:>9.1f} "
-            + " ".join(f"{c:>16}" for c in cells)
+            f"{op:<12} {cli_dtype:<8} {n:>9} {layout:<10} {copy_cell} "
+            + " ".join(f"{c:>16}" for c in cells),
+            flush=True,
         )
     print("\nGB/s = (bytes read + bytes written) / second, median; (ratio to ewise's best copy in its run)")
+    if "onnxruntime" in peers and "transposed" in layouts:
+        print("onnxruntime: '-' on transposed rows, as it takes packed inputs only")
+    if py_notes or cli_skipped:
+        print(
+            f"mem: skipped, the case's buffers would not fit in {MEMORY_SHARE:.0%} of MemAvailable "
+            f"(ewise bench: {CLI_MEMORY_FACTOR}x input + output; a Python column: its pairs plus one result)"
+        )
+    for note in py_notes:
+        print(f"note: {note}")
     return 0
 
 
