@@ -21,8 +21,8 @@
 #                   that -lewise links statically)
 #   --no-build      install what the last build of that profile left in the target
 #                   directory, without running cargo build (scripts/c-test.sh builds
-#                   with `cargo test --workspace --no-run` instead, so that the library
-#                   is the one `cargo test --workspace` built, with its feature set)
+#                   with `cargo build --workspace --lib --profile test` instead, which
+#                   keeps most dependencies' features as `cargo test --workspace` has them)
 #
 # cargo-c users may run `cargo cinstall -p ewise-c --prefix PREFIX` instead
 # ([package.metadata.capi] in crates/ewise-c/Cargo.toml names the library ewise).
