@@ -183,10 +183,14 @@ pub(crate) fn run<'py>(
         x = call(&x, "copy", ("K",))?;
     }
     let shared = layout::may_share_elements(&out_view);
-    let x = py
-        .import("numpy")?
-        .call_method1("broadcast_to", (&x, PyTuple::new(py, out.shape())?))?
-        .cast_into::<PyUntypedArray>()?;
+    // numpy.broadcast_to costs microseconds: only an input of another shape needs it.
+    let x = if x.shape() == out.shape() {
+        x
+    } else {
+        py.import("numpy")?
+            .call_method1("broadcast_to", (&x, PyTuple::new(py, out.shape())?))?
+            .cast_into::<PyUntypedArray>()?
+    };
     let call = Call {
         op,
         types: (in_type, out_type),
