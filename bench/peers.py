@@ -17,15 +17,17 @@ through its `.T` view into a C-contiguous output: `np.sign(a.T, out=o)`,
 
 --cold: every column timed from Python cycles, call by call, through enough distinct
 input/output pairs that together exceed twice the last-level cache, so that no call
-finds its data in the cache. `ewise bench` has no cold mode on the cpu: its column (and
-the copy it is compared with) stays warm, and the header says so.
+finds its data in the cache; `ewise bench --cold` does the same for its column and for
+the copies it is compared with.
 
 A (size, data type) whose buffers would not fit in 60% of MemAvailable is skipped with a
 note ("mem" cells): `ewise bench` holds its input and output plus four copy baselines of
-as many bytes (5x), a Python column its input/output pairs plus a result of as many bytes.
+as many bytes (5x, per pair when cold), a Python column its input/output pairs plus a
+result of as many bytes.
 
     python3 bench/peers.py [--sizes 4Ki 64Ki 256Ki 1Mi 4Mi 16Mi 64Mi 256Mi (the default)]
         [--ops sign is-infinity] [--layouts contiguous transposed] [--cold] [--repeat 21]
+        (a cell whose calls would take more than 3 s gets fewer repeats, at least 3)
 """
 
 import argparse
@@ -67,8 +69,11 @@ CLI_MEMORY_FACTOR = 5
 # The input pattern is built in chunks of this many elements (a multiple of 7, the
 # pattern's period), so that no temporary as large as the array is made.
 PATTERN_CHUNK = 7 << 16
-# Assumed last-level cache when the host says nothing about its caches.
-FALLBACK_LLC = 64 << 20
+# Timed calls of one cell take at most about this long (a transposed 256 Mi row of a
+# slow peer takes seconds a call): fewer repeats there, never fewer than 3.
+CELL_SECONDS = 3.0
+# Assumed last-level cache when the host says nothing about its caches (as `ewise bench --cold`).
+FALLBACK_LLC = 16 << 20
 
 
 def parse_size(s):
@@ -247,9 +252,14 @@ class Pairs:
 
 def median_seconds(calls, repeat):
     """The median time of one call: the calls are made in turn, call by call, each timed
-    alone (one call in warm mode: the same input and output every time)."""
+    alone (one call in warm mode: the same input and output every time); fewer than
+    `repeat` (at least 3) where one call is slow enough that they would take more than
+    CELL_SECONDS."""
     for fn in calls:  # first-call costs, and the output pages touched once
+        start = time.perf_counter()
         fn()
+        once = time.perf_counter() - start
+    repeat = max(3, min(repeat, int(CELL_SECONDS / max(once, 1e-9))))
     times = []
     for r in range(repeat):
         fn = calls[r % len(calls)]
@@ -375,7 +385,7 @@ def ort_case(ort, onnx, np, op, dtype, n, layout, pairs):
     return [functools.partial(sess.run, None, {"x": xi}) for xi in inputs], moved
 
 
-def cli_bench(args, sizes, layouts, notes):
+def cli_bench(args, sizes, layouts, notes, pairs):
     """`ewise bench --json` records for every size and layout, keyed by (op, DTYPE,
     elements, layout); a (size, type) whose buffers would not fit is left out, with a
     note. Also the CLI's type list per op, in its order, the commands run and the
@@ -384,6 +394,8 @@ def cli_bench(args, sizes, layouts, notes):
 
     def run(extra):
         cmd = [args.ewise, "bench", "--json", "--op", op, *extra]
+        if args.cold:
+            cmd.append("--cold")
         try:
             out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         except FileNotFoundError:
@@ -403,7 +415,8 @@ def cli_bench(args, sizes, layouts, notes):
 
     def cli_need(dtype, n):
         return CLI_MEMORY_FACTOR * max(
-            moved_bytes(o, dtype, n) for o, ts in types.items() if dtype in ts
+            pairs(moved) * moved
+            for moved in (moved_bytes(o, dtype, n) for o, ts in types.items() if dtype in ts)
         )
 
     records = {}
@@ -428,7 +441,8 @@ def cli_bench(args, sizes, layouts, notes):
         for layout in layouts:
             for dtype in choices:
                 extra = ["--dtype", dtype, "--sizes", str(n), "--layout", layout]
-                commands.append(shlex.join([args.ewise, "bench", "--json", "--op", op, *extra]))
+                cold = ["--cold"] if args.cold else []
+                commands.append(shlex.join([args.ewise, "bench", "--json", "--op", op, *extra, *cold]))
                 for r in run(extra):
                     if r["op"] in args.ops and r["layout"] in layouts:
                         records[(r["op"], r["dtype"], r["elements"], r["layout"])] = r
@@ -464,7 +478,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument(
         "--cold", action="store_true",
-        help="cycle the Python-timed columns through inputs and outputs of more than 2x the last-level cache",
+        help="cycle every column (and ewise bench's copies) through inputs and outputs of more than 2x the last-level cache",
     )
     args = parser.parse_args()
     layouts = [layout for layout in LAYOUTS if layout in args.layouts]
@@ -474,7 +488,7 @@ def main():
     pairs = Pairs(args.cold, llc[1] if llc else FALLBACK_LLC)
 
     notes = []
-    records, types, commands, cli_skipped = cli_bench(args, args.sizes, layouts, notes)
+    records, types, commands, cli_skipped = cli_bench(args, args.sizes, layouts, notes, pairs)
 
     modules = {}
     peers = {}
@@ -544,8 +558,8 @@ def main():
         print(
             f"mode: cold: each column timed from Python cycles, call by call, through distinct "
             f"input/output pairs totalling more than 2 x {human_bytes(pairs.llc_bytes)} (the "
-            f"last-level cache); the 'ewise' column and 'copy GB/s' are `ewise bench`'s, which "
-            f"has no cold mode on the cpu: warm"
+            f"last-level cache); the 'ewise' column and 'copy GB/s' are `ewise bench --cold`'s, "
+            f"which rotate the same way"
         )
     else:
         print("mode: warm: every call of a case on the same input and output")

@@ -25,18 +25,24 @@ Examples:
   ewise bench --op sign --dtype float16 --sizes 16Mi --threads 2
   ewise bench --sizes 64Ki --threads 1 --layout contiguous
   ewise bench --json > bench.json
+  ewise bench --cold --sizes 64Ki 1Mi       inputs that are never in the cache
   ewise bench --device gpu                   1Mi, 16Mi, 256Mi elements and 1 GiB of input
   ewise bench --device gpu --op sign --dtype float32 --sizes 16Mi --json
 
 GB/s counts bytes read plus bytes written per second (median of --samples rounds).
 Each round times the operator and four copies of as many bytes (plain and streaming
-stores, on 1 and on --threads threads), interleaved; ratio = GB/s / best copy GB/s.
+stores, on 1 and on --threads threads), interleaved, each after one untimed call that
+brings its data back into the caches as far as it fits (warm); ratio = GB/s / best
+copy GB/s.
 It also times a plain read of the operator's input on its threads: 'vs read' = that
 read's time / the operator's, the limit of operators that read more than they write.
 'stores' says whether the operator wrote with plain or streaming (non-temporal) stores:
 streaming when its input plus output exceed a share of the last-level cache (the header
 shows the caches read and the threshold; EWISE_STREAM_THRESHOLD=BYTES, 0 or never
 overrides it, e.g. EWISE_STREAM_THRESHOLD=24Mi).
+With --cold, every call (the operator's, each copy's, the read's) takes the next of
+several input/output pairs that together hold more than twice the last-level cache,
+so no call finds its data in the cache, as a pipeline's first touch of fresh data.
 
 On --device gpu, each round times a batch of back-to-back calls between two timestamp
 queries (wall time of submit + wait where the adapter has no timestamps: the 'timer'
@@ -79,6 +85,11 @@ pub struct BenchArgs {
     /// One JSON array on standard output instead of a table.
     #[arg(long)]
     json: bool,
+    /// Rotate every timed call through distinct buffers holding more than twice the
+    /// last-level cache (32 MiB when unknown), so that none finds its data in the cache
+    /// (cpu only: the gpu cases always rotate).
+    #[arg(long)]
+    cold: bool,
     /// Where the operators run: the CPU kernels, or the GPU through wgpu (the adapter
     /// EWISE_GPU_BACKEND and EWISE_GPU_ADAPTER select; see `ewise devices`).
     #[arg(long, value_enum, env = DEVICE_ENV, default_value_t = DeviceKind::Cpu)]
@@ -166,6 +177,11 @@ struct Measured {
     streams: bool,
     /// When an execution on the operator's threads streams.
     stream_threshold: StreamThreshold,
+    /// Whether timed cold (`--cold`).
+    cold: bool,
+    /// The input/output pairs each timed call rotated through (1: warm, or data larger
+    /// than the cold span).
+    pairs: usize,
 }
 
 impl Measured {
@@ -199,6 +215,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         LayoutChoice::All => &[Layout::Contiguous, Layout::Transposed, Layout::Broadcast],
     };
     if args.device == DeviceKind::Gpu {
+        if args.cold {
+            bail!("--cold is for --device cpu: the gpu cases always rotate their inputs through more memory than the GPU's cache");
+        }
         return gpu::run(args, &cases, layouts);
     }
     let threads = Parallelism::threads(args.threads).resolve();
@@ -213,7 +232,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             for &layout in layouts {
                 crate::interrupt::check()?;
                 let case = (op, dtype, elements, layout);
-                results.push(measure(case, args.nan.into(), threads, args.samples)?);
+                let rounds = Rounds {
+                    samples: args.samples,
+                    cold: args.cold,
+                };
+                results.push(measure(case, args.nan.into(), threads, rounds)?);
             }
         }
     }
@@ -223,7 +246,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
         json(&results)
     } else {
-        table(&results, threads, args.nan.into())
+        table(&results, threads, args.nan.into(), args.cold)
     };
     crate::print(&text)
 }
@@ -443,15 +466,18 @@ impl std::ops::DerefMut for Aligned {
     }
 }
 
-/// Times `f` repeated enough times to last about 200 microseconds, per call.
+/// Times `f` repeated enough times to last about 200 microseconds, per call. Warm, each
+/// sample first calls `f` once untimed, so that what the timers interleaved with it
+/// evicted is back in the caches; cold, `f` rotates through buffers itself.
 struct Timed<'a> {
     f: Box<dyn FnMut() + 'a>,
     batch: u32,
     samples: Vec<Duration>,
+    warm: bool,
 }
 
 impl<'a> Timed<'a> {
-    fn new(mut f: Box<dyn FnMut() + 'a>) -> Timed<'a> {
+    fn new(mut f: Box<dyn FnMut() + 'a>, warm: bool) -> Timed<'a> {
         f();
         let start = Instant::now();
         f();
@@ -461,10 +487,14 @@ impl<'a> Timed<'a> {
             f,
             batch: batch as u32,
             samples: Vec::new(),
+            warm,
         }
     }
 
     fn sample(&mut self) {
+        if self.warm {
+            (self.f)();
+        }
         let start = Instant::now();
         for _ in 0..self.batch {
             (self.f)();
@@ -478,11 +508,42 @@ impl<'a> Timed<'a> {
     }
 }
 
+/// How a case is timed: its rounds, and whether warm or cold.
+#[derive(Debug, Clone, Copy)]
+struct Rounds {
+    samples: u32,
+    cold: bool,
+}
+
+/// The bytes that `--cold` rotates through at least: twice the last-level cache, or
+/// twice 16 MiB where the caches are unknown.
+fn cold_span() -> u64 {
+    let llc = CacheTopology::host()
+        .last_level
+        .map_or(16 << 20, |c| c.size_bytes);
+    2 * llc
+}
+
+/// The distinct buffer pairs of `moved` bytes each that a call rotates through: 1 when
+/// warm; when cold, enough that together they exceed [`cold_span`].
+fn pair_count(moved: usize, cold: bool) -> usize {
+    if !cold {
+        return 1;
+    }
+    let span = usize::try_from(cold_span()).unwrap_or(usize::MAX);
+    span / moved.max(1) + 1
+}
+
+/// `n` buffers of `len` bytes, as [`Aligned::new`] makes them.
+fn buffers(n: usize, len: usize, pattern: bool, what: &dyn Fn() -> String) -> Result<Vec<Aligned>> {
+    (0..n).map(|_| Aligned::new(len, pattern, what)).collect()
+}
+
 fn measure(
     (op, dtype, elements, layout): (&'static str, DataType, u32, Layout),
     policy: NanPolicy,
     threads: usize,
-    samples: u32,
+    rounds: Rounds,
 ) -> Result<Measured> {
     let desc = desc(op, dtype, elements, layout);
     let compiled: CompiledOperator = Device::builder()
@@ -506,8 +567,11 @@ fn measure(
     };
     let (in_len, out_len) = (span(desc.input())?, span(desc.output())?);
     let moved = (in_len + out_len) as f64;
-    let input = Aligned::new(in_len, true, &|| format!("the input of {}", case()))?;
-    let mut output = Aligned::new(out_len, false, &|| format!("the output of {}", case()))?;
+    let pairs = pair_count(in_len + out_len, rounds.cold);
+    let inputs = buffers(pairs, in_len, true, &|| format!("the inputs of {}", case()))?;
+    let mut outputs = buffers(pairs, out_len, false, &|| {
+        format!("the outputs of {}", case())
+    })?;
     let copy_len = (in_len + out_len) / 2;
     let kinds = [
         (CopyKind::Plain, 1),
@@ -515,34 +579,49 @@ fn measure(
         (CopyKind::Streaming, 1),
         (CopyKind::Streaming, threads),
     ];
-    let mut copy_buffers: Vec<(Aligned, Aligned)> = Vec::new();
+    let mut copy_buffers: Vec<(Vec<Aligned>, Vec<Aligned>)> = Vec::new();
     for _ in kinds {
         let what = || format!("the baseline copies of {}", case());
         copy_buffers.push((
-            Aligned::new(copy_len, true, &what)?,
-            Aligned::new(copy_len, false, &what)?,
+            buffers(pairs, copy_len, true, &what)?,
+            buffers(pairs, copy_len, false, &what)?,
         ));
     }
     let mut failure = None;
     let read_threads = compiled.threads();
+    let (mut next, mut next_read) = (0, 0);
     let mut timers: Vec<Timed<'_>> = Vec::with_capacity(1 + kinds.len());
     crate::interrupt::check()?;
-    timers.push(Timed::new(Box::new(|| {
-        if let Err(e) = compiled.execute_slices(&input, &mut output) {
-            failure.get_or_insert(e);
-        }
-    })));
+    let warm = !rounds.cold;
+    timers.push(Timed::new(
+        Box::new(|| {
+            next = (next + 1) % pairs;
+            if let Err(e) = compiled.execute_slices(&inputs[next], &mut outputs[next]) {
+                failure.get_or_insert(e);
+            }
+        }),
+        warm,
+    ));
     for (&(kind, t), (from, to)) in kinds.iter().zip(copy_buffers.iter_mut()) {
         crate::interrupt::check()?;
-        timers.push(Timed::new(Box::new(move || {
-            baseline::copy(to, from, kind, t)
-        })));
+        let mut next = 0;
+        timers.push(Timed::new(
+            Box::new(move || {
+                next = (next + 1) % pairs;
+                baseline::copy(&mut to[next], &from[next], kind, t)
+            }),
+            warm,
+        ));
     }
     crate::interrupt::check()?;
-    timers.push(Timed::new(Box::new(|| {
-        std::hint::black_box(baseline::read(&input, read_threads));
-    })));
-    for _ in 0..samples {
+    timers.push(Timed::new(
+        Box::new(|| {
+            next_read = (next_read + 1) % pairs;
+            std::hint::black_box(baseline::read(&inputs[next_read], read_threads));
+        }),
+        warm,
+    ));
+    for _ in 0..rounds.samples {
         for timer in &mut timers {
             crate::interrupt::check()?;
             timer.sample();
@@ -571,10 +650,12 @@ fn measure(
         read_ns: medians[1 + kinds.len()].as_secs_f64() * 1e9,
         streams: compiled.streams(),
         stream_threshold: ewise_cpu::stream_threshold(compiled.threads()),
+        cold: rounds.cold,
+        pairs,
     })
 }
 
-fn table(results: &[Measured], threads: usize, policy: NanPolicy) -> String {
+fn table(results: &[Measured], threads: usize, policy: NanPolicy, cold: bool) -> String {
     let mut t = Table::new(&[
         "op",
         "dtype",
@@ -612,6 +693,13 @@ fn table(results: &[Measured], threads: usize, policy: NanPolicy) -> String {
         ewise_cpu::instruction_set().name(),
         cache_line(threads)
     );
+    if cold {
+        let _ = writeln!(
+            out,
+            "cold: each call takes the next of several buffer pairs holding more than {} MiB in all\n",
+            cold_span() >> 20
+        );
+    }
     out.push_str(&t.render(""));
     out
 }
@@ -644,7 +732,7 @@ fn json(results: &[Measured]) -> String {
              \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"input_read_ns\": {:.1}, \"vs_read\": {:.4}, \
              \"instruction_set\": \"{}\", \"nan\": \"{}\", \"streams\": {}, \"stream_threshold\": {}, \
              \"llc_bytes\": {}, \"llc_level\": {}, \"llc_shared_by\": {}, \"l2_bytes\": {}, \"cache_source\": \"{}\", \
-             \"copies\": [{}]}}",
+             \"cold\": {}, \"pairs\": {}, \"copies\": [{}]}}",
             r.op,
             r.dtype.name(),
             r.elements,
@@ -665,6 +753,8 @@ fn json(results: &[Measured]) -> String {
             optional(llc.map(|c| c.shared_by).filter(|&n| n > 0)),
             optional(host.l2.map(|c| c.size_bytes)),
             host.source.name(),
+            r.cold,
+            r.pairs,
             copies.join(", ")
         );
         out.push_str(if i + 1 < results.len() { ",\n" } else { "\n" });
@@ -676,6 +766,33 @@ fn json(results: &[Measured]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const WARM: Rounds = Rounds {
+        samples: 3,
+        cold: false,
+    };
+
+    #[test]
+    fn cold_cases_rotate_through_more_than_twice_the_cache() {
+        assert_eq!(pair_count(4096, false), 1);
+        let span = usize::try_from(cold_span()).unwrap();
+        assert!(pair_count(4096, true) * 4096 > span);
+        assert_eq!(pair_count(span + 1, true), 1);
+        let m = measure(
+            ("sign", DataType::Float32, 4096, Layout::Contiguous),
+            NanPolicy::Propagate,
+            1,
+            Rounds {
+                samples: 3,
+                cold: true,
+            },
+        )
+        .unwrap();
+        assert!(m.cold && m.pairs * 8 * 4096 > span, "{} pairs", m.pairs);
+        assert!(m.gbps > 0.0);
+        let j = json(&[m]);
+        assert!(j.contains("\"cold\": true"), "{j}");
+    }
 
     #[test]
     fn sizes_parse_with_suffixes() {
@@ -704,7 +821,7 @@ mod tests {
             ("is-infinity", DataType::Float16, 4096, Layout::Broadcast),
             NanPolicy::Propagate,
             1,
-            3,
+            WARM,
         )
         .unwrap();
         assert!(m.gbps > 0.0);
@@ -716,7 +833,7 @@ mod tests {
             ("sign", DataType::Int16, 4096, Layout::Transposed),
             NanPolicy::Propagate,
             1,
-            3,
+            WARM,
         )
         .unwrap();
         assert!(m.gbps > 0.0 && m.copies.len() == 4);
