@@ -269,6 +269,9 @@ fn cache_line(threads: usize) -> String {
     match cache::stream_override() {
         StreamOverride::Set(_) => line.push_str(&format!(" (set by {STREAM_THRESHOLD_ENV})")),
         _ => match host.last_level {
+            Some(_) if !host.counts_last_level() => {
+                line.push_str(" (the threads' L2s; an Intel L3 does not count)");
+            }
             Some(llc) => {
                 let (num, den) = cache::LAST_LEVEL_SHARE;
                 line.push_str(&format!(" ({num}/{den} of the L{})", llc.level));

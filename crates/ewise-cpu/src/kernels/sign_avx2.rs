@@ -18,9 +18,9 @@
 //!   two: 9-12% faster at 64 Ki on Zen 1. 64-bit: a compare and mask.
 //!
 //! The loop runs back to front where the output lies a little past the input modulo
-//! 4 KiB and the data outgrows L1 (see [`stores_alias_following_loads`]): with the
-//! `vpminu` above, that took int8 and int16 SIGN at 64 Ki elements from 0.71-0.79 of the
-//! copy to 0.88-0.92 on Zen 1, in `ewise bench`, whose buffers sit that way.
+//! 4 KiB (see [`stores_alias_following_loads`]): with the `vpminu` above, that took int8
+//! and int16 SIGN at 64 Ki elements from 0.71-0.79 of the copy to 0.88-0.92 on Zen 1, in
+//! `ewise bench`, whose buffers sit that way; on Intel it matters in L1 too.
 //!
 //! Streaming calls (outputs larger than the caches) prefetch their input
 //! ahead ([`stream::prefetch_ahead`]).
@@ -158,10 +158,12 @@ fn compares_are_exact() -> bool {
     csr & (DAZ | INVALID_MASK | DENORMAL_MASK) == INVALID_MASK | DENORMAL_MASK
 }
 
-/// Input bytes below which [`stores_alias_following_loads`] is not asked: in L1 the
-/// aliasing cost nothing measurable on Zen 1 (4 and 16 KiB), where either walk runs at
-/// the same speed.
-const ALIASING_MATTERS: usize = 32 * 1024;
+/// Input bytes below which [`stores_alias_following_loads`] is not asked: a few vectors,
+/// which run at the same speed either way. In L1 the aliasing cost nothing measurable on
+/// Zen 1 (4 and 16 KiB), but on Emerald Rapids a forward float32 SIGN of 4 Ki elements
+/// in L1 took 372 ns with the output 16 bytes past the input modulo 4 KiB, against 241-267
+/// ns at gaps of 64 bytes to 3 KiB.
+const ALIASING_MATTERS: usize = 1024;
 
 /// Whether, walking front to back, each store to `dst` would match the address bits
 /// below 4 KiB of loads of `src` that follow it closely: `dst` lies up to 2 KiB past
