@@ -233,12 +233,23 @@ fn run_tiles(
     let in_pitch = inner.in_stride as usize * is;
     let out_pitch = across.out_stride as usize * os;
     let (in_base, out_base) = (in_base as usize * is, out_base as usize * os);
+    // The first column of tiles is narrower where that puts the others' output on
+    // whole cache lines (streaming stores need them).
+    let lead = {
+        let gap = dst.as_ptr().wrapping_add(out_base).align_offset(64);
+        if gap % os == 0 {
+            gap / os
+        } else {
+            0
+        }
+    };
+    let width = |c0: usize| if c0 == 0 && lead > 0 { lead } else { tile_cols };
     // Tiles as (band start, first row, first column), in walking order.
     let next = |(b0, r0, c0): (usize, usize, usize)| {
         if r0 + tile_rows < rows.min(b0 + band) {
             Some((b0, r0 + tile_rows, c0))
-        } else if c0 + tile_cols < cols {
-            Some((b0, b0, c0 + tile_cols))
+        } else if c0 + width(c0) < cols {
+            Some((b0, b0, c0 + width(c0)))
         } else if b0 + band < rows {
             Some((b0 + band, b0 + band, 0))
         } else {
@@ -246,7 +257,7 @@ fn run_tiles(
         }
     };
     let size =
-        |(_, r0, c0): (usize, usize, usize)| (tile_rows.min(rows - r0), tile_cols.min(cols - c0));
+        |(_, r0, c0): (usize, usize, usize)| (tile_rows.min(rows - r0), width(c0).min(cols - c0));
     let run = |r0: usize, c: usize, len: usize| {
         let at = in_base + r0 * is + c * in_pitch;
         &src[at..at + len * is]

@@ -205,3 +205,51 @@ fn transposed_every_type() {
         NanPolicy::Zero,
     );
 }
+
+/// Streaming transposes into outputs at every offset from a 64-byte line that their
+/// element size allows (a narrower first column of tiles lines the others up): each
+/// equal to the reference, and the bytes around the output untouched.
+#[test]
+fn streaming_transposes_at_every_output_offset() {
+    for (t, offsets) in [
+        (DataType::Int8, &[0usize, 1, 3, 16, 63][..]),
+        (DataType::Int16, &[0, 2, 30, 48][..]),
+        (DataType::Float32, &[0, 4, 16, 36][..]),
+        (DataType::Float64, &[0, 8, 24, 56][..]),
+    ] {
+        let size = t.size_in_bytes().unwrap() as usize;
+        // A power-of-two pitch (the case where streaming pays) and enough rows to stream.
+        let cols = 1024u32;
+        let rows = u32::try_from(streaming_bytes(1) / (2 * size as u64 * 1024) + 3).unwrap();
+        let input = TensorDesc::strided(t, &[rows, cols], &[1, rows]);
+        let output = TensorDesc::new(t, &[rows, cols]);
+        let desc = OperatorDesc::sign(input.clone(), output.clone());
+        let op = Device::builder()
+            .extensions(Extensions::Enabled)
+            .parallelism(Parallelism::threads(1))
+            .build()
+            .unwrap()
+            .create_operator(&desc)
+            .unwrap()
+            .compile()
+            .unwrap();
+        assert!(op.streams(), "{t:?} {rows}x{cols}");
+        let source = bytes(input.total_tensor_size_in_bytes as usize, 5);
+        let len = output.total_tensor_size_in_bytes as usize;
+        let mut expected = vec![0u8; len];
+        reference::run(&desc, NanPolicy::Zero, &source, &mut expected).unwrap();
+        let mut buffer = vec![0xA5u8; len + 128];
+        let start = buffer.as_ptr().align_offset(64);
+        for &offset in offsets {
+            buffer.fill(0xA5);
+            let at = start + offset;
+            op.execute_slices(&source, &mut buffer[at..at + len])
+                .unwrap();
+            assert!(buffer[at..at + len] == expected[..], "{t:?} at +{offset}");
+            assert!(buffer[..at]
+                .iter()
+                .chain(&buffer[at + len..])
+                .all(|&b| b == 0xA5));
+        }
+    }
+}

@@ -17,9 +17,12 @@ pub(crate) type Transpose = fn(usize, (&[u8], usize), (&mut [u8], usize), (usize
 /// Writes the transpose of a matrix of `size`-byte elements: `src` holds `rows` rows of
 /// `cols` elements, row `i` starting at byte `i * src_pitch`; element `(i, j)` goes to
 /// byte `j * dst_pitch + i * size` of `dst`. Bytes of `dst` between its rows are left
-/// as they were. With `stream`, whole 16-byte pieces of destination rows are written
-/// with streaming stores where `dst` and `dst_pitch` allow it (the caller issues the
-/// fence). Uses the x86-64 baseline only.
+/// as they were. With `stream`, destination rows are written with streaming stores where
+/// `dst` and `dst_pitch` are 64-byte aligned, so that the pieces of one tile fill whole
+/// cache lines (the caller issues the fence); elsewhere with plain stores, as streaming
+/// stores of parts of lines reach memory as partial writes: a float32 SIGN of a 1024 x
+/// 1024 transposed view into numpy's output (16 bytes past a line) ran at 3.2 GB/s
+/// streaming against 11.8 plain on Emerald Rapids. Uses the x86-64 baseline only.
 ///
 /// # Panics
 /// If `size` is not 1, 2, 4 or 8, or either slice is too short for its matrix; callers
@@ -34,8 +37,7 @@ pub(crate) fn transpose(
     transpose_on(false, size, src, dst, shape, stream);
 }
 
-/// [`transpose`] with AVX2 register blocks where the matrix holds them (and, for
-/// streaming, where `dst` and `dst_pitch` are 32-byte aligned).
+/// [`transpose`] with AVX2 register blocks where the matrix holds them.
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -72,7 +74,7 @@ fn transpose_on(
         "transpose: matrix outside its slices"
     );
     let aligned = |to: usize| dst.as_ptr().align_offset(to) == 0 && dst_pitch % to == 0;
-    let stream = stream && aligned(16);
+    let stream = stream && aligned(64);
     let wide = wide && (!stream || aligned(32));
     let m = Matrices {
         src,
