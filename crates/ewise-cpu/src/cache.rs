@@ -7,7 +7,8 @@
 //! (every line would be evicted before it is used again, so the read is wasted); it
 //! loses, by up to half the bandwidth, when they do fit: plain stores then run at the
 //! cache's speed, and the next operation finds the output in cache. So the choice
-//! depends on the host's last-level cache, read once per process ([`CacheTopology::host`]):
+//! depends on the host's last-level cache (on Intel, its L2s: [`Vendor`]), read once per
+//! process ([`CacheTopology::host`]):
 //!
 //! - Linux: `/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size,shared_cpu_list}`;
 //! - x86-64 elsewhere, or where sysfs has no caches: CPUID leaf `0x8000001D` (AMD and
