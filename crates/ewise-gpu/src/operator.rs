@@ -13,7 +13,7 @@ use crate::buffer::GpuBuffer;
 use crate::chunk::{self, Chunk, Limits};
 use crate::device::{self, GpuDevice};
 use crate::error::Result;
-use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, WORKGROUP};
+use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, UNIT_BYTES, WORKGROUP};
 
 /// Elements one dispatch handles at most, so that linear indices fit in 32 bits.
 const MAX_DISPATCH_ELEMENTS: u64 = 1 << 31;
@@ -74,6 +74,8 @@ pub struct GpuCompiledOperator {
     in_span: u64,
     pipeline: Arc<wgpu::ComputePipeline>,
     shared_pipeline: OnceLock<Arc<wgpu::ComputePipeline>>,
+    /// The vectorized kernel of a contiguous walk and its pipeline.
+    vector: Option<(KernelKey, Arc<wgpu::ComputePipeline>)>,
     /// The latest recordings, most recent first (shared by clones).
     recorded: Arc<Recordings>,
 }
@@ -164,6 +166,43 @@ fn window(first_byte: u64, span_bytes: u64, alignment: u64) -> (u64, u64) {
     (start, (first_byte + span_bytes).div_ceil(4) * 4)
 }
 
+/// What binding windows start on: the device's storage offset alignment, and 16 bytes so
+/// that vectors of the vector walk line up with their windows.
+fn window_alignment(limits: &device::DispatchLimits) -> u64 {
+    limits.storage_alignment.max(UNIT_BYTES)
+}
+
+/// The 16-byte aligned body of a contiguous run: `head` elements before it, then
+/// `units` units of `per` elements (16 bytes of output each); the rest is the tail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Body {
+    head: u64,
+    units: u64,
+    per: u64,
+}
+
+impl Body {
+    /// The body of a run of `count` elements of `sizes` (input, output; the input's a
+    /// multiple of the output's) whose first input and output bytes lie at byte
+    /// addresses `in_at` and `out_at`: from the first element at which both tensors
+    /// are on 16 bytes, as many whole units as follow. `None` where no element puts both
+    /// on 16 bytes (their phases differ: the run stays scalar) or no whole unit fits.
+    fn of(in_at: u64, out_at: u64, count: u64, (is, os): (u64, u64)) -> Option<Body> {
+        let head = (0..UNIT_BYTES).find(|k| {
+            (in_at + k * is).is_multiple_of(UNIT_BYTES)
+                && (out_at + k * os).is_multiple_of(UNIT_BYTES)
+        })?;
+        let per = UNIT_BYTES / os;
+        let units = count.checked_sub(head)? / per;
+        (units > 0).then_some(Body { head, units, per })
+    }
+
+    /// Elements in the body.
+    fn elements(&self) -> u64 {
+        self.units * self.per
+    }
+}
+
 impl GpuCompiledOperator {
     fn new(
         device: &GpuDevice,
@@ -204,6 +243,10 @@ impl GpuCompiledOperator {
         };
         let chunks = chunk::split(&dims, chunk_limits(device, (in_size, out_size)));
         let pipeline = device.pipeline(&key)?;
+        let vector = match key.vector() {
+            Some(v) => Some((v, device.pipeline(&v)?)),
+            None => None,
+        };
         Ok(GpuCompiledOperator {
             device: device.clone(),
             operator,
@@ -216,6 +259,7 @@ impl GpuCompiledOperator {
             in_span: input.exact_span_in_bytes().unwrap_or(u64::MAX),
             pipeline,
             shared_pipeline: OnceLock::new(),
+            vector,
             recorded: Arc::new(Recordings {
                 kept: Mutex::new(Vec::new()),
                 pid: device.shared.pid,
@@ -238,8 +282,10 @@ impl GpuCompiledOperator {
         &self.output
     }
 
-    /// How many dispatches one execution records (more than one when the tensors span
-    /// more than one binding window or grid; 0 for empty tensors).
+    /// How many parts one execution is split into (more than one when the tensors span
+    /// more than one binding window or grid; 0 for empty tensors). Each part records
+    /// one dispatch, and one more for the unaligned ends of a contiguous run that runs
+    /// in 16-byte vectors; an input copied first records the copy's too.
     pub fn dispatches(&self) -> usize {
         self.chunks.len()
     }
@@ -325,8 +371,22 @@ impl GpuCompiledOperator {
         } else {
             Arc::clone(&self.pipeline)
         };
+        let vector = self.vector_pipeline(source.shared)?;
         for chunk in &self.chunks {
-            dispatches.push(self.chunk_dispatch(chunk, &pipeline, &source, (dst, outb.offset)));
+            let out = (dst, outb.offset);
+            let body = vector
+                .as_ref()
+                .and_then(|_| self.body(chunk, &source, outb.offset));
+            match (&vector, body) {
+                (Some(v), Some(body)) => {
+                    dispatches.push(self.vector_dispatch(v, chunk, body, &source, out));
+                    let hole = Some((body.head, body.elements()));
+                    let edges =
+                        self.chunk_dispatch_with(self.key, chunk, &pipeline, &source, out, hole);
+                    dispatches.extend(edges);
+                }
+                _ => dispatches.extend(self.chunk_dispatch(chunk, &pipeline, &source, out)),
+            }
         }
         let recorded = self.device.catch("recording an operator", || {
             let recorded = prepare(&self.device, &dispatches);
@@ -374,6 +434,80 @@ impl GpuCompiledOperator {
         self.device.wait("running an operator")
     }
 
+    /// The vector kernel and its pipeline, reading through the output binding when
+    /// `shared`; `None` for walks without one.
+    fn vector_pipeline(
+        &self,
+        shared: bool,
+    ) -> Result<Option<(KernelKey, Arc<wgpu::ComputePipeline>)>> {
+        Ok(match &self.vector {
+            Some((key, _)) if shared => {
+                let key = KernelKey {
+                    shared: true,
+                    ..*key
+                };
+                Some((key, self.device.pipeline(&key)?))
+            }
+            Some((key, p)) => Some((*key, Arc::clone(p))),
+            None => None,
+        })
+    }
+
+    /// The vector body of `chunk` with the input read from `source` and the output at
+    /// `out_offset` of its buffer.
+    fn body(&self, chunk: &Chunk, source: &Source, out_offset: u64) -> Option<Body> {
+        let sizes = (u64::from(self.key.in_size), u64::from(self.key.out_size));
+        let in_at = source.offset + chunk.in_first * sizes.0;
+        let out_at = out_offset + chunk.out_first * sizes.1;
+        Body::of(in_at, out_at, chunk.count, sizes)
+    }
+
+    /// The dispatch of `chunk`'s vector body: windows from the body's first vectors,
+    /// vector bases, one invocation per `key.unroll()` units, in whole workgroup blocks.
+    fn vector_dispatch(
+        &self,
+        (key, pipeline): &(KernelKey, Arc<wgpu::ComputePipeline>),
+        chunk: &Chunk,
+        body: Body,
+        source: &Source,
+        (dst, dst_offset): (&wgpu::Buffer, u64),
+    ) -> Dispatch {
+        let limits = &self.device.shared.limits;
+        let align = window_alignment(limits);
+        let (is, os) = (u64::from(key.in_size), u64::from(key.out_size));
+        let in_first = source.offset + (chunk.in_first + body.head) * is;
+        let out_first = dst_offset + (chunk.out_first + body.head) * os;
+        let a = window(in_first, body.elements() * is, align);
+        let b = window(out_first, body.units * UNIT_BYTES, align);
+        let (out_window, src, in_base) = if source.shared {
+            let joined = (a.0.min(b.0), a.1.max(b.1));
+            (joined, None, (in_first - joined.0) / UNIT_BYTES)
+        } else {
+            let src = (source.buffer.clone(), a.0, a.1 - a.0);
+            (b, Some(src), (in_first - a.0) / UNIT_BYTES)
+        };
+        let out_base = (out_first - out_window.0) / UNIT_BYTES;
+        let block = u64::from(WORKGROUP) * u64::from(key.unroll());
+        let (gx, gy) = grid(body.units.div_ceil(block), limits.workgroups);
+        let params = vec![
+            (body.units.div_ceil(block) * u64::from(WORKGROUP)) as u32,
+            gx * WORKGROUP,
+            in_base as u32,
+            out_base as u32,
+            body.units as u32,
+            0,
+            0,
+            0,
+        ];
+        Dispatch {
+            pipeline: Arc::clone(pipeline),
+            params,
+            dst: (dst.clone(), out_window.0, out_window.1 - out_window.0),
+            src,
+            grid: (gx, gy),
+        }
+    }
+
     fn shared_pipeline(&self) -> Result<Arc<wgpu::ComputePipeline>> {
         if let Some(p) = self.shared_pipeline.get() {
             return Ok(Arc::clone(p));
@@ -394,12 +528,12 @@ impl GpuCompiledOperator {
             let a = window(
                 in_offset + c.in_first * is,
                 c.in_span * is,
-                limits.storage_alignment,
+                window_alignment(limits),
             );
             let b = window(
                 out_offset + c.out_first * os,
                 c.out_span * os,
-                limits.storage_alignment,
+                window_alignment(limits),
             );
             a.1.max(b.1) - a.0.min(b.0) <= limits.binding
         })
@@ -432,12 +566,13 @@ impl GpuCompiledOperator {
         };
         let chunks = chunk::split(&[Dim::new(words, 1, 1)], chunk_limits(&self.device, (4, 4)));
         for chunk in &chunks {
-            dispatches.push(self.chunk_dispatch_with(
+            dispatches.extend(self.chunk_dispatch_with(
                 key,
                 chunk,
                 &pipeline,
                 &source,
                 (scratch.wgpu_buffer(), 0),
+                None,
             ));
         }
         Ok(Source {
@@ -453,10 +588,13 @@ impl GpuCompiledOperator {
         pipeline: &Arc<wgpu::ComputePipeline>,
         source: &Source,
         dst: (&wgpu::Buffer, u64),
-    ) -> Dispatch {
-        self.chunk_dispatch_with(self.key, chunk, pipeline, source, dst)
+    ) -> Option<Dispatch> {
+        self.chunk_dispatch_with(self.key, chunk, pipeline, source, dst, None)
     }
 
+    /// The dispatch of `chunk` with kernel `key`; with `hole` (`(head, body)` elements of
+    /// a contiguous walk), without the `body` elements after the first `head`, which a
+    /// vector dispatch writes. `None` when nothing is left to run.
     fn chunk_dispatch_with(
         &self,
         key: KernelKey,
@@ -464,13 +602,15 @@ impl GpuCompiledOperator {
         pipeline: &Arc<wgpu::ComputePipeline>,
         source: &Source,
         (dst, dst_offset): (&wgpu::Buffer, u64),
-    ) -> Dispatch {
+        hole: Option<(u64, u64)>,
+    ) -> Option<Dispatch> {
         let limits = &self.device.shared.limits;
+        let align = window_alignment(limits);
         let (is, os) = (u64::from(key.in_size), u64::from(key.out_size));
         let in_first = source.offset + chunk.in_first * is;
         let out_first = dst_offset + chunk.out_first * os;
-        let a = window(in_first, chunk.in_span * is, limits.storage_alignment);
-        let b = window(out_first, chunk.out_span * os, limits.storage_alignment);
+        let a = window(in_first, chunk.in_span * is, align);
+        let b = window(out_first, chunk.out_span * os, align);
         let (out_window, src, in_base) = if source.shared {
             let joined = (a.0.min(b.0), a.1.max(b.1));
             (joined, None, (in_first - joined.0) / is)
@@ -479,20 +619,29 @@ impl GpuCompiledOperator {
             (b, Some(src), (in_first - a.0) / is)
         };
         let out_base = (out_first - out_window.0) / os;
-        let invocations = key.invocations(chunk.count, out_base);
-        let groups = invocations.div_ceil(u64::from(WORKGROUP));
-        let gx = groups.clamp(1, u64::from(limits.workgroups));
-        let gy = groups.div_ceil(gx).max(1);
+        let all = key.invocations(chunk.count, out_base);
+        let (skip_at, skip) = match hole {
+            Some(hole) => hole_invocations(hole, out_base, os),
+            None => (all, 0),
+        };
+        let invocations = all - skip;
+        if invocations == 0 {
+            return None;
+        }
+        let (gx, gy) = grid(
+            invocations.div_ceil(u64::from(WORKGROUP)),
+            limits.workgroups,
+        );
         // Chunk limits keep every value below 2^32: counts below 2^31, offsets and
         // strides inside one binding window.
         let mut params = vec![
             invocations as u32,
-            (gx * u64::from(WORKGROUP)) as u32,
+            gx * WORKGROUP,
             in_base as u32,
             out_base as u32,
             chunk.count as u32,
-            0,
-            0,
+            skip_at as u32,
+            skip as u32,
             0,
         ];
         if let Walk::Strided { .. } | Walk::StridedWords { .. } = key.walk {
@@ -500,13 +649,31 @@ impl GpuCompiledOperator {
                 params.extend([d.size as u32, d.in_stride as u32, d.out_stride as u32, 0]);
             }
         }
-        Dispatch {
+        Some(Dispatch {
             pipeline: Arc::clone(pipeline),
             params,
             dst: (dst.clone(), out_window.0, out_window.1 - out_window.0),
             src,
-            grid: (gx as u32, gy as u32),
-        }
+            grid: (gx, gy),
+        })
+    }
+}
+
+/// A grid of at least `groups` workgroups (at least one), rows of at most `per_row`.
+fn grid(groups: u64, per_row: u32) -> (u32, u32) {
+    let gx = groups.clamp(1, u64::from(per_row));
+    (gx as u32, groups.div_ceil(gx).max(1) as u32)
+}
+
+/// The contiguous walk's hole for `(head, body)` elements, in its invocations
+/// (`skip_at`, `skip`): one per element for outputs of 4 bytes and more, one per output
+/// word below, from the word of element `out_base`. The body starts on a word.
+fn hole_invocations((head, body): (u64, u64), out_base: u64, os: u64) -> (u64, u64) {
+    if os >= 4 {
+        (head, body)
+    } else {
+        let first = out_base * os / 4;
+        ((out_base + head) * os / 4 - first, body * os / 4)
     }
 }
 
@@ -530,7 +697,7 @@ fn chunk_limits(device: &GpuDevice, (in_size, out_size): (u64, u64)) -> Limits {
     let l = &device.shared.limits;
     let per_grid = u64::from(WORKGROUP) * u64::from(l.workgroups) * u64::from(l.workgroups);
     Limits {
-        bytes: l.binding - l.storage_alignment - 4,
+        bytes: l.binding - window_alignment(l) - 4,
         elements: MAX_DISPATCH_ELEMENTS.min(per_grid / 2),
         sizes: (in_size, out_size),
     }
@@ -614,5 +781,126 @@ mod tests {
         assert_eq!(window(100, 10, 32), (96, 112));
         assert_eq!(window(64, 4, 32), (64, 68));
         assert_eq!(window(3, 1, 256), (0, 4));
+    }
+
+    #[test]
+    fn bodies_start_where_both_tensors_reach_16_bytes() {
+        let body = |head, units, per| Some(Body { head, units, per });
+        // SIGN float32, both aligned: no head; 10 elements are 2 units and a tail of 2.
+        assert_eq!(Body::of(32, 64, 10, (4, 4)), body(0, 2, 4));
+        // Both 4 bytes past 16: a head of 3 elements.
+        assert_eq!(Body::of(20, 52, 11, (4, 4)), body(3, 2, 4));
+        // int8 at byte 1 of a vector, uint8 output at byte 1: 15 elements of head.
+        assert_eq!(Body::of(1, 17, 47, (1, 1)), body(15, 2, 16));
+        // IS_INFINITY float32 -> uint8: the output at byte 3 needs 13 elements, which
+        // put the input at 4 + 52 = 56, not on 16 bytes: phases differ.
+        assert_eq!(Body::of(4, 3, 100, (4, 1)), None);
+        // The input at 12 meets it: 12 + 52 = 64.
+        assert_eq!(Body::of(12, 3, 100, (4, 1)), body(13, 5, 16));
+        // float64 -> uint8 at output byte 15: head 1, input 8 + 8 = 16.
+        assert_eq!(Body::of(8, 15, 33, (8, 1)), body(1, 2, 16));
+        // float16 SIGN with the output 2 bytes further than the input: never both.
+        assert_eq!(Body::of(0, 2, 100, (2, 2)), None);
+        // Runs too short for a whole unit after the head.
+        assert_eq!(Body::of(0, 0, 3, (4, 4)), None);
+        assert_eq!(Body::of(4, 4, 4, (4, 4)), None);
+        assert_eq!(Body::of(4, 4, 7, (4, 4)), body(3, 1, 4));
+        assert_eq!(Body::of(1, 1, 10, (1, 1)), None);
+    }
+
+    /// The dispatches one execution of SIGN or IS_INFINITY (to UINT8) on `n` packed
+    /// elements of `data_type` records with the input at `in_offset` of one buffer and
+    /// the output at `out_offset` of another; `None` without an adapter.
+    fn steps(
+        data_type: ewise_core::DataType,
+        sign: bool,
+        n: u32,
+        offsets: (u64, u64),
+    ) -> Option<usize> {
+        use ewise_core::{DataType, Extensions, InfinityMode};
+        let device = match GpuDevice::builder()
+            .allow_software(true)
+            .extensions(Extensions::Enabled)
+            .build()
+        {
+            Ok(d) => d,
+            Err(crate::GpuError::NoAdapter { .. })
+                if std::env::var("EWISE_REQUIRE_GPU").map_or(true, |v| v != "1") =>
+            {
+                return None
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let size = data_type.size_in_bytes().unwrap() as u32;
+        let input = TensorDesc::new(data_type, &[n]).with_alignment(size);
+        let desc = if sign {
+            OperatorDesc::sign(input.clone(), input)
+        } else {
+            let output = TensorDesc::new(DataType::Uint8, &[n]).with_alignment(1);
+            OperatorDesc::is_infinity(input, output, InfinityMode::Either)
+        };
+        let op = device.create_operator(&desc).unwrap().compile().unwrap();
+        let (inb, outb) = (&desc.input(), &desc.output());
+        let a = GpuBuffer::zeroed(&device, offsets.0 + inb.total_tensor_size_in_bytes).unwrap();
+        let b = GpuBuffer::zeroed(&device, offsets.1 + outb.total_tensor_size_in_bytes).unwrap();
+        let mut encoder = device
+            .wgpu_device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        op.record(
+            &mut encoder,
+            &[&a, &b],
+            &[BufferBinding::new(
+                0,
+                offsets.0,
+                inb.total_tensor_size_in_bytes,
+            )],
+            &[BufferBinding::new(
+                1,
+                offsets.1,
+                outb.total_tensor_size_in_bytes,
+            )],
+        )
+        .unwrap();
+        let kept = op.recorded.kept.lock().unwrap();
+        Some(kept[0].1.steps.len())
+    }
+
+    #[test]
+    fn vector_runs_add_a_dispatch_only_for_unaligned_ends() {
+        use ewise_core::DataType::*;
+        let cases = [
+            // Whole vectors, aligned: the vector dispatch alone.
+            (Float32, true, 64, (0, 0), 1),
+            (Int8, true, 48, (16, 32), 1),
+            (Float16, false, 32, (0, 0), 1),
+            // A tail, a head, both: a second dispatch for them.
+            (Float32, true, 65, (0, 0), 2),
+            (Int8, true, 48, (3, 3), 2),
+            (Float64, false, 40, (8, 15), 2),
+            // No whole vector, or phases that never meet: the scalar walk alone.
+            (Float32, true, 3, (0, 0), 1),
+            (Float32, true, 64, (4, 0), 1),
+            (Float32, false, 64, (0, 1), 1),
+        ];
+        for (data_type, sign, n, offsets, want) in cases {
+            let Some(got) = steps(data_type, sign, n, offsets) else {
+                return;
+            };
+            assert_eq!(got, want, "{data_type} sign={sign} n={n} {offsets:?}");
+        }
+    }
+
+    #[test]
+    fn holes_count_invocations_of_the_scalar_walk() {
+        // Elements of 4 and 8 bytes: one invocation each.
+        assert_eq!(hole_invocations((3, 8), 5, 4), (3, 8));
+        assert_eq!(hole_invocations((1, 4), 1, 8), (1, 4));
+        // uint8 output from element 13 of its window: words 3.. ; the body at element
+        // 13 + 3 = 16 (word 4) is 32 elements (8 words).
+        assert_eq!(hole_invocations((3, 32), 13, 1), (1, 8));
+        // float16 from element 0: a body from element 8 is word 4 on.
+        assert_eq!(hole_invocations((8, 16), 0, 2), (4, 8));
+        // No head: the hole starts at the first invocation.
+        assert_eq!(hole_invocations((0, 16), 16, 1), (0, 4));
     }
 }

@@ -17,11 +17,18 @@
 //!   output word, takes each lane's index apart to find its input element, and writes
 //!   the word whole, as the contiguous walk does; no atomics.
 //!
+//! - [`Walk::Vector`]: the contiguous walk in 16-byte units where both tensors line up
+//!   on 16 bytes ([`vector`]).
+//!
 //! With `shared`, the input is read from the output's binding: in-place execution and
 //! disjoint ranges of one buffer (wgpu refuses one buffer bound twice in a dispatch with
 //! a writable use).
 
 use std::fmt::Write;
+
+mod vector;
+
+pub(crate) use vector::UNIT_BYTES;
 
 use ewise_core::{DataType, InfinityMode, NanPolicy};
 
@@ -102,8 +109,11 @@ fn bits_of(data_type: DataType) -> Option<u32> {
 /// How invocations map to elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Walk {
-    /// One run, contiguous in both tensors.
+    /// One run, contiguous in both tensors. Invocations from `skip_at` on run `skip`
+    /// invocations further (a hole that a [`Walk::Vector`] dispatch fills).
     Contiguous,
+    /// The 16-byte aligned body of a contiguous run, in 16-byte units of output.
+    Vector,
     /// This many dimensions (at least 1), taken apart from a linear index.
     Strided { dims: u32 },
     /// As `Strided`, for 8- and 16-bit outputs packed in walking order: output element
@@ -146,7 +156,7 @@ impl KernelKey {
 
 /// Bytes of the uniform block before its dimensions: the invocation limit, the grid's
 /// row length, the input and output bases (in elements of their windows), the element
-/// count and padding.
+/// count, the contiguous walk's hole (`skip_at`, `skip`) and padding.
 pub(crate) const PARAMS_HEADER: u64 = 32;
 
 /// The WGSL source of a kernel.
@@ -155,10 +165,10 @@ pub(crate) fn source(key: &KernelKey) -> String {
     let atomic = key.atomic();
     let word = if atomic { "atomic<u32>" } else { "u32" };
     let dims = match key.walk {
-        Walk::Contiguous => 0,
+        Walk::Contiguous | Walk::Vector => 0,
         Walk::Strided { dims } | Walk::StridedWords { dims } => dims,
     };
-    s.push_str("struct Params {\n    limit: u32,\n    grid_x: u32,\n    in_base: u32,\n    out_base: u32,\n    count: u32,\n    pad0: u32,\n    pad1: u32,\n    pad2: u32,\n");
+    s.push_str("struct Params {\n    limit: u32,\n    grid_x: u32,\n    in_base: u32,\n    out_base: u32,\n    count: u32,\n    skip_at: u32,\n    skip: u32,\n    pad: u32,\n");
     if dims > 0 {
         let _ = writeln!(s, "    dims: array<vec4<u32>, {dims}>,");
     }
@@ -179,6 +189,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
     s.push_str(&load_fn(key.in_size));
     s.push_str(&op_fn(key.op));
     match key.walk {
+        Walk::Vector => return vector::source(key),
         Walk::Contiguous if key.out_size < 4 => contiguous_words(&mut s, key),
         Walk::StridedWords { dims } => strided_words(&mut s, key, dims),
         Walk::Contiguous => {
@@ -186,6 +197,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
             main_fn(
                 &mut s,
                 "    let e = i;\n    store(p.out_base + e, op(load(p.in_base + e)));\n",
+                true,
             );
         }
         Walk::Strided { dims } => {
@@ -199,7 +211,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
                 dims - 1
             );
             body.push_str("    store(b, op(load(a)));\n");
-            main_fn(&mut s, &body);
+            main_fn(&mut s, &body, false);
         }
     }
     s
@@ -240,11 +252,17 @@ fn store_fn(size: u32, atomic: bool) -> String {
     }
 }
 
-/// The entry point: `body` runs for linear index `i` below `p.limit`.
-fn main_fn(s: &mut String, body: &str) {
+/// The entry point: `body` runs for linear index `i` from invocation `t` below
+/// `p.limit`; with `hole`, `i` is `t` below `p.skip_at` and `t + p.skip` from there on.
+fn main_fn(s: &mut String, body: &str, hole: bool) {
+    let i = if hole {
+        "select(t, t + p.skip, t >= p.skip_at)"
+    } else {
+        "t"
+    };
     let _ = write!(
         s,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n    let i = gid.x + gid.y * p.grid_x;\n    if (i >= p.limit) {{ return; }}\n{body}}}\n"
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n    let t = gid.x + gid.y * p.grid_x;\n    if (t >= p.limit) {{ return; }}\n    let i = {i};\n{body}}}\n"
     );
 }
 
@@ -269,7 +287,7 @@ fn contiguous_words(s: &mut String, key: &KernelKey) {
         body,
         "    var out = 0u;\n    var covered = 0u;\n    for (var j = 0u; j < {per}u; j++) {{\n        let o = w * {per}u + j;\n        if (o >= p.out_base && o - p.out_base < p.count) {{\n            let e = o - p.out_base;\n            out |= op(load(p.in_base + e)) << (j * {bits}u);\n            covered |= 0x{mask:X}u << (j * {bits}u);\n        }}\n    }}\n    if (covered == 0xFFFFFFFFu) {{\n        dst[w] = out;\n    }} else {{\n        dst[w] = (dst[w] & ~covered) | out;\n    }}\n"
     );
-    main_fn(s, &body);
+    main_fn(s, &body, true);
 }
 
 /// The strided walk into a packed 8- or 16-bit output: invocation `i` owns output word
@@ -284,7 +302,7 @@ fn strided_words(s: &mut String, key: &KernelKey, dims: u32) {
     let body = format!(
         "    let first = p.out_base / {per}u;\n    let w = first + i;\n    var out = 0u;\n    var covered = 0u;\n    for (var j = 0u; j < {per}u; j++) {{\n        let o = w * {per}u + j;\n        if (o >= p.out_base && o - p.out_base < p.count) {{\n            var rest = o - p.out_base;\n            var a = p.in_base;\n            for (var d = {last}i; d >= 0i; d--) {{\n                let dim = p.dims[d];\n                a += (rest % dim.x) * dim.y;\n                rest = rest / dim.x;\n            }}\n            out |= op(load(a)) << (j * {bits}u);\n            covered |= 0x{mask:X}u << (j * {bits}u);\n        }}\n    }}\n    if (covered == 0xFFFFFFFFu) {{\n        dst[w] = out;\n    }} else {{\n        dst[w] = (dst[w] & ~covered) | out;\n    }}\n"
     );
-    main_fn(s, &body);
+    main_fn(s, &body, false);
 }
 
 /// `opw(x)`: the operator on every lane of a word of 8- or 16-bit elements at once, with
@@ -354,7 +372,7 @@ fn op_fn(op: Op) -> String {
                 NanPolicy::Propagate => "x",
             };
             format!(
-                "fn op(x: vec2<u32>) -> vec2<u32> {{\n    let hi = x.y & 0x7FFFFFFFu;\n    if (hi == 0u && x.x == 0u) {{ return vec2<u32>(0u, 0u); }}\n    if (hi > 0x{inf:X}u || (hi == 0x{inf:X}u && x.x != 0u)) {{ return {nan}; }}\n    return vec2<u32>(0u, (x.y & 0x80000000u) | 0x{one:X}u);\n}}\n",
+                "fn op(x: vec2<u32>) -> vec2<u32> {{\n    let hi = x.y & 0x7FFFFFFFu;\n    let unit = vec2<u32>(0u, select(0u, (x.y & 0x80000000u) | 0x{one:X}u, (hi | x.x) != 0u));\n    return select(unit, {nan}, (hi > 0x{inf:X}u) | ((hi == 0x{inf:X}u) & (x.x != 0u)));\n}}\n",
                 inf = inf >> 32,
                 one = one >> 32
             )
@@ -371,16 +389,16 @@ fn op_fn(op: Op) -> String {
                 NanPolicy::Propagate => "x",
             };
             format!(
-                "fn op(x: u32) -> u32 {{\n    let mag = x & 0x{abs:X}u;\n    if (mag == 0u) {{ return 0u; }}\n    if (mag > 0x{inf:X}u) {{ return {nan}; }}\n    return (x & 0x{sign:X}u) | 0x{one:X}u;\n}}\n",
+                "fn op(x: u32) -> u32 {{\n    let mag = x & 0x{abs:X}u;\n    let unit = select(0u, (x & 0x{sign:X}u) | 0x{one:X}u, mag != 0u);\n    return select(unit, {nan}, mag > 0x{inf:X}u);\n}}\n",
                 abs = sign - 1
             )
         }
-        Op::SignSigned { bits: 64 } => "fn op(x: vec2<u32>) -> vec2<u32> {\n    if ((x.y & 0x80000000u) != 0u) { return vec2<u32>(0xFFFFFFFFu, 0xFFFFFFFFu); }\n    return vec2<u32>(select(0u, 1u, (x.x | x.y) != 0u), 0u);\n}\n".into(),
+        Op::SignSigned { bits: 64 } => "fn op(x: vec2<u32>) -> vec2<u32> {\n    let unit = vec2<u32>(select(0u, 1u, (x.x | x.y) != 0u), 0u);\n    return select(unit, vec2<u32>(0xFFFFFFFFu, 0xFFFFFFFFu), (x.y & 0x80000000u) != 0u);\n}\n".into(),
         Op::SignSigned { bits } => {
             let sign = 1u64 << (bits - 1);
             let all = (sign << 1) - 1;
             format!(
-                "fn op(x: u32) -> u32 {{\n    if ((x & 0x{sign:X}u) != 0u) {{ return 0x{all:X}u; }}\n    return select(0u, 1u, x != 0u);\n}}\n"
+                "fn op(x: u32) -> u32 {{ return select(select(0u, 1u, x != 0u), 0x{all:X}u, (x & 0x{sign:X}u) != 0u); }}\n"
             )
         }
         Op::SignUnsigned { bits: 64 } => "fn op(x: vec2<u32>) -> vec2<u32> { return vec2<u32>(select(0u, 1u, (x.x | x.y) != 0u), 0u); }\n".into(),
@@ -394,7 +412,7 @@ fn op_fn(op: Op) -> String {
                 InfinityMode::Negative => format!("x.y == 0x{neg:X}u"),
                 InfinityMode::Neither => "false".into(),
             };
-            format!("fn op(x: vec2<u32>) -> u32 {{ return select(0u, 1u, x.x == 0u && {test}); }}\n")
+            format!("fn op(x: vec2<u32>) -> u32 {{ return select(0u, 1u, (x.x == 0u) & ({test})); }}\n")
         }
         Op::IsInf { bits, inf, mode } => {
             let sign = 1u64 << (bits - 1);
