@@ -30,6 +30,7 @@ pub mod error;
 pub mod layout;
 pub mod level;
 pub mod operator;
+pub mod options;
 pub mod reference;
 pub mod support;
 pub mod tensor;
@@ -43,6 +44,7 @@ pub use level::{FeatureLevel, ParseFeatureLevelError};
 pub use operator::{
     InfinityMode, IsInfinityDesc, NanPolicy, OperatorDesc, OperatorType, SignDesc, TensorRole,
 };
+pub use options::DeviceOptions;
 pub use support::{OperatorSupport, SupportRow};
 pub use tensor::{calc_buffer_tensor_size, TensorDesc, TensorFlags};
 pub use validate::{validate, Extensions};
