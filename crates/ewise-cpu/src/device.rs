@@ -2,8 +2,9 @@
 
 use ewise_core::layout::{no_kernel, Layouts};
 use ewise_core::{
-    check_bindings, validate, BufferBinding, Error, Extensions, FeatureLevel, NanPolicy,
-    OperatorDesc, OperatorSupport, OperatorType, Placement, Result, TensorDesc, TensorRole,
+    check_bindings, validate, BufferBinding, DeviceOptions, Error, Extensions, FeatureLevel,
+    NanPolicy, OperatorDesc, OperatorSupport, OperatorType, Placement, Result, TensorDesc,
+    TensorRole,
 };
 
 use std::sync::Mutex;
@@ -18,58 +19,48 @@ use crate::walk::{Part, Plan, Source};
 /// A CPU device that behaves as a DirectML device of one feature level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Device {
-    level: FeatureLevel,
-    extensions: Extensions,
-    nan_policy: NanPolicy,
+    options: DeviceOptions,
     parallelism: Parallelism,
 }
 
-/// Options for creating a [`Device`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Options for creating a [`Device`]: the [`DeviceOptions`] every backend takes, and the
+/// CPU's thread count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DeviceBuilder {
-    level: FeatureLevel,
-    min_level: FeatureLevel,
-    extensions: Extensions,
-    nan_policy: NanPolicy,
+    options: DeviceOptions,
     parallelism: Parallelism,
-}
-
-impl Default for DeviceBuilder {
-    fn default() -> Self {
-        DeviceBuilder {
-            level: FeatureLevel::LATEST,
-            min_level: FeatureLevel::L1_0,
-            extensions: Extensions::Disabled,
-            nan_policy: NanPolicy::Zero,
-            parallelism: Parallelism::Auto,
-        }
-    }
 }
 
 impl DeviceBuilder {
-    /// The highest feature level the device supports (default 6_4): operators are
-    /// validated against it.
+    /// The feature level, minimum level, extensions and NaN policy together, replacing
+    /// any set before.
+    pub fn options(mut self, options: DeviceOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The highest feature level the device supports ([`DeviceOptions::feature_level`]).
     pub fn feature_level(mut self, level: FeatureLevel) -> Self {
-        self.level = level;
+        self.options = self.options.feature_level(level);
         self
     }
 
-    /// The minimum level the caller needs (`DMLCreateDevice1`'s `minimumFeatureLevel`,
-    /// default 1_0); [`DeviceBuilder::build`] fails if the device's level is below it.
+    /// The minimum level the caller needs ([`DeviceOptions::min_feature_level`]);
+    /// [`DeviceBuilder::build`] fails if the device's level is below it.
     pub fn min_feature_level(mut self, level: FeatureLevel) -> Self {
-        self.min_level = level;
+        self.options = self.options.min_feature_level(level);
         self
     }
 
-    /// Whether operators may use the ewise extensions (see [`Extensions`]).
+    /// Whether operators may use the ewise extensions ([`DeviceOptions::extensions`]).
     pub fn extensions(mut self, extensions: Extensions) -> Self {
-        self.extensions = extensions;
+        self.options = self.options.extensions(extensions);
         self
     }
 
-    /// The NaN policy new SIGN operators start with (default [`NanPolicy::Zero`]).
+    /// The NaN policy new SIGN operators start with ([`DeviceOptions::nan_policy`]).
     pub fn nan_policy(mut self, policy: NanPolicy) -> Self {
-        self.nan_policy = policy;
+        self.options = self.options.nan_policy(policy);
         self
     }
 
@@ -79,18 +70,12 @@ impl DeviceBuilder {
         self
     }
 
-    /// Creates the device.
+    /// Creates the device; fails as [`DeviceOptions::check`] does
+    /// ([`Error::FeatureLevelUnavailable`] for a level below the minimum).
     pub fn build(self) -> Result<Device> {
-        if self.level < self.min_level {
-            return Err(Error::FeatureLevelUnavailable {
-                requested: self.min_level,
-                supported: self.level,
-            });
-        }
+        self.options.check()?;
         Ok(Device {
-            level: self.level,
-            extensions: self.extensions,
-            nan_policy: self.nan_policy,
+            options: self.options,
             parallelism: self.parallelism,
         })
     }
@@ -106,9 +91,7 @@ impl Device {
     /// A strict DirectML device at the latest feature level (6_4).
     pub fn new() -> Device {
         Device {
-            level: FeatureLevel::LATEST,
-            extensions: Extensions::Disabled,
-            nan_policy: NanPolicy::Zero,
+            options: DeviceOptions::default(),
             parallelism: Parallelism::Auto,
         }
     }
@@ -116,7 +99,7 @@ impl Device {
     /// A strict device at `level`.
     pub fn with_feature_level(level: FeatureLevel) -> Device {
         Device {
-            level,
+            options: DeviceOptions::default().feature_level(level),
             ..Device::new()
         }
     }
@@ -126,28 +109,37 @@ impl Device {
         DeviceBuilder::default()
     }
 
+    /// The options the device was created with.
+    pub fn options(&self) -> DeviceOptions {
+        self.options
+    }
+
     /// The device's feature level.
     pub fn feature_level(&self) -> FeatureLevel {
-        self.level
+        self.options.level
     }
 
     /// Whether the device accepts the ewise extensions.
     pub fn extensions(&self) -> Extensions {
-        self.extensions
+        self.options.extensions
     }
 
     /// `DML_FEATURE_FEATURE_LEVELS`: the highest of `requested` that this device supports,
     /// or `None` if it supports none of them.
     pub fn check_feature_levels(&self, requested: &[FeatureLevel]) -> Option<FeatureLevel> {
-        requested.iter().copied().filter(|&l| l <= self.level).max()
+        requested
+            .iter()
+            .copied()
+            .filter(|&l| l <= self.options.level)
+            .max()
     }
 
     /// Validates `desc` at this device's level and creates the operator.
     pub fn create_operator(&self, desc: &OperatorDesc) -> Result<Operator> {
-        validate(desc, self.level, self.extensions)?;
+        validate(desc, self.options.level, self.options.extensions)?;
         Ok(Operator {
             desc: desc.clone(),
-            nan_policy: self.nan_policy,
+            nan_policy: self.options.nan_policy,
             parallelism: self.parallelism,
         })
     }

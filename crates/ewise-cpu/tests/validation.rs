@@ -1,8 +1,8 @@
 //! Description validation: each rule of SEMANTICS.md section 4 gives its own typed error.
 
 use ewise_cpu::{
-    DataType, Device, Error, Extensions, FeatureLevel, InfinityMode, OperatorDesc, TensorDesc,
-    TensorFlags, TensorRole,
+    DataType, Device, DeviceOptions, Error, Extensions, FeatureLevel, InfinityMode, NanPolicy,
+    OperatorDesc, Parallelism, TensorDesc, TensorFlags, TensorRole,
 };
 use DataType::*;
 
@@ -275,6 +275,46 @@ fn device_levels() {
     for level in FeatureLevel::ALL {
         assert_eq!(Device::with_feature_level(level).feature_level(), level);
     }
+}
+
+#[test]
+fn a_device_built_from_options_matches_one_built_with_the_setters() {
+    let options = DeviceOptions::default()
+        .feature_level(FeatureLevel::L3_1)
+        .min_feature_level(FeatureLevel::L2_0)
+        .extensions(Extensions::Enabled)
+        .nan_policy(NanPolicy::Propagate);
+    let from_options = Device::builder()
+        .options(options)
+        .parallelism(Parallelism::threads(1))
+        .build()
+        .unwrap();
+    let chained = Device::builder()
+        .feature_level(FeatureLevel::L3_1)
+        .min_feature_level(FeatureLevel::L2_0)
+        .extensions(Extensions::Enabled)
+        .nan_policy(NanPolicy::Propagate)
+        .parallelism(Parallelism::threads(1))
+        .build()
+        .unwrap();
+    assert_eq!(from_options, chained);
+    let t = TensorDesc::new(Float32, &[4]);
+    let desc = OperatorDesc::sign(t.clone(), t);
+    for device in [from_options, chained] {
+        assert_eq!(device.options(), options);
+        assert_eq!(device.feature_level(), FeatureLevel::L3_1);
+        assert_eq!(device.extensions(), Extensions::Enabled);
+        let operator = device.create_operator(&desc).unwrap();
+        assert_eq!(operator.nan_policy(), NanPolicy::Propagate);
+        assert_eq!(operator.parallelism(), Parallelism::threads(1));
+    }
+    assert_eq!(Device::new().options(), DeviceOptions::default());
+    assert_eq!(Device::builder().build().unwrap(), Device::new());
+    let refused = options.min_feature_level(FeatureLevel::L4_0);
+    assert_eq!(
+        Device::builder().options(refused).build().unwrap_err(),
+        refused.check().unwrap_err()
+    );
 }
 
 #[test]

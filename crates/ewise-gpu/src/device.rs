@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use ewise_core::{validate, Error, Extensions, FeatureLevel, NanPolicy, OperatorDesc};
+use ewise_core::{validate, DeviceOptions, Extensions, FeatureLevel, NanPolicy, OperatorDesc};
 
 use crate::error::{GpuError, Result};
 use crate::operator::GpuOperator;
@@ -101,32 +101,15 @@ impl fmt::Display for AdapterSummary {
     }
 }
 
-/// Options for creating a [`GpuDevice`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Options for creating a [`GpuDevice`]: the [`DeviceOptions`] every backend takes, and
+/// the choice of adapter and binding size.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GpuDeviceBuilder {
     backends: Option<wgpu::Backends>,
     adapter: Option<String>,
     allow_software: bool,
-    level: FeatureLevel,
-    min_level: FeatureLevel,
-    extensions: Extensions,
-    nan_policy: NanPolicy,
+    options: DeviceOptions,
     max_binding_size: Option<u64>,
-}
-
-impl Default for GpuDeviceBuilder {
-    fn default() -> Self {
-        GpuDeviceBuilder {
-            backends: None,
-            adapter: None,
-            allow_software: false,
-            level: FeatureLevel::LATEST,
-            min_level: FeatureLevel::L1_0,
-            extensions: Extensions::Disabled,
-            nan_policy: NanPolicy::Zero,
-            max_binding_size: None,
-        }
-    }
 }
 
 impl GpuDeviceBuilder {
@@ -151,27 +134,36 @@ impl GpuDeviceBuilder {
         self
     }
 
-    /// The highest DirectML feature level the device supports (default 6_4).
+    /// The feature level, minimum level, extensions and NaN policy together, replacing
+    /// any set before.
+    pub fn options(mut self, options: DeviceOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The highest DirectML feature level the device supports
+    /// ([`DeviceOptions::feature_level`]).
     pub fn feature_level(mut self, level: FeatureLevel) -> Self {
-        self.level = level;
+        self.options = self.options.feature_level(level);
         self
     }
 
-    /// The minimum level the caller needs; [`GpuDeviceBuilder::build`] fails below it.
+    /// The minimum level the caller needs ([`DeviceOptions::min_feature_level`]);
+    /// [`GpuDeviceBuilder::build`] and [`GpuDeviceBuilder::from_wgpu`] fail below it.
     pub fn min_feature_level(mut self, level: FeatureLevel) -> Self {
-        self.min_level = level;
+        self.options = self.options.min_feature_level(level);
         self
     }
 
-    /// Whether operators may use the ewise extensions.
+    /// Whether operators may use the ewise extensions ([`DeviceOptions::extensions`]).
     pub fn extensions(mut self, extensions: Extensions) -> Self {
-        self.extensions = extensions;
+        self.options = self.options.extensions(extensions);
         self
     }
 
-    /// The NaN policy new SIGN operators start with (default [`NanPolicy::Zero`]).
+    /// The NaN policy new SIGN operators start with ([`DeviceOptions::nan_policy`]).
     pub fn nan_policy(mut self, policy: NanPolicy) -> Self {
-        self.nan_policy = policy;
+        self.options = self.options.nan_policy(policy);
         self
     }
 
@@ -184,24 +176,14 @@ impl GpuDeviceBuilder {
     }
 
     /// Chooses an adapter and opens a device on it, with timestamp queries
-    /// ([`GpuDevice::has_timestamps`]) when the adapter offers them.
+    /// ([`GpuDevice::has_timestamps`]) when the adapter offers them. Options that
+    /// [`DeviceOptions::check`] refuses fail first, with its error in [`GpuError::Op`].
     pub fn build(self) -> Result<GpuDevice> {
         pollster::block_on(self.build_async())
     }
 
-    fn check_level(&self) -> Result<()> {
-        if self.level < self.min_level {
-            return Err(Error::FeatureLevelUnavailable {
-                requested: self.min_level,
-                supported: self.level,
-            }
-            .into());
-        }
-        Ok(())
-    }
-
     async fn build_async(self) -> Result<GpuDevice> {
-        self.check_level()?;
+        self.options.check()?;
         let (backends, from_env) = match self.backends {
             Some(b) => (b & supported_backends(), false),
             None => match backends_from_env()? {
@@ -261,14 +243,15 @@ impl GpuDeviceBuilder {
     /// Wraps a wgpu device and queue the caller already has, so that the operators run on
     /// the caller's own buffers ([`crate::GpuBuffer::from_wgpu`]). The device keeps the
     /// caller's uncaptured-error handler; errors of ewise's own work are caught in error
-    /// scopes and returned.
+    /// scopes and returned. Options that [`DeviceOptions::check`] refuses fail, with its
+    /// error in [`GpuError::Op`].
     pub fn from_wgpu(
         self,
         device: wgpu::Device,
         queue: wgpu::Queue,
         adapter: &wgpu::AdapterInfo,
     ) -> Result<GpuDevice> {
-        self.check_level()?;
+        self.options.check()?;
         Ok(GpuDevice::assemble(
             device,
             queue,
@@ -435,9 +418,7 @@ pub(crate) struct Shared {
     pub queue: wgpu::Queue,
     pub adapter: AdapterSummary,
     pub limits: DispatchLimits,
-    level: FeatureLevel,
-    extensions: Extensions,
-    nan_policy: NanPolicy,
+    options: DeviceOptions,
     pipelines: Mutex<HashMap<KernelKey, Arc<wgpu::ComputePipeline>>>,
     /// The first error that reached the device's uncaptured-error handler (for devices
     /// ewise opened itself).
@@ -481,8 +462,8 @@ impl fmt::Debug for GpuDevice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GpuDevice")
             .field("adapter", &self.shared.adapter)
-            .field("level", &self.shared.level)
-            .field("extensions", &self.shared.extensions)
+            .field("level", &self.shared.options.level)
+            .field("extensions", &self.shared.options.extensions)
             .finish()
     }
 }
@@ -516,9 +497,7 @@ impl GpuDevice {
                     uniform_alignment: u64::from(l.min_uniform_buffer_offset_alignment),
                     workgroups: l.max_compute_workgroups_per_dimension,
                 },
-                level: options.level,
-                extensions: options.extensions,
-                nan_policy: options.nan_policy,
+                options: options.options,
                 pipelines: Mutex::new(HashMap::new()),
                 uncaptured,
                 pid: std::process::id(),
@@ -576,19 +555,24 @@ impl GpuDevice {
         self.shared.limits.binding
     }
 
+    /// The options the device was created with.
+    pub fn options(&self) -> DeviceOptions {
+        self.shared.options
+    }
+
     /// The device's feature level.
     pub fn feature_level(&self) -> FeatureLevel {
-        self.shared.level
+        self.shared.options.level
     }
 
     /// Whether the device accepts the ewise extensions.
     pub fn extensions(&self) -> Extensions {
-        self.shared.extensions
+        self.shared.options.extensions
     }
 
     /// The NaN policy new SIGN operators start with.
     pub fn nan_policy(&self) -> NanPolicy {
-        self.shared.nan_policy
+        self.shared.options.nan_policy
     }
 
     /// `DML_FEATURE_FEATURE_LEVELS`: the highest of `requested` that this device supports.
@@ -596,18 +580,19 @@ impl GpuDevice {
         requested
             .iter()
             .copied()
-            .filter(|&l| l <= self.shared.level)
+            .filter(|&l| l <= self.shared.options.level)
             .max()
     }
 
     /// Validates `desc` at this device's level and creates the operator.
     pub fn create_operator(&self, desc: &OperatorDesc) -> Result<GpuOperator> {
         self.check_process()?;
-        validate(desc, self.shared.level, self.shared.extensions)?;
+        let options = &self.shared.options;
+        validate(desc, options.level, options.extensions)?;
         Ok(GpuOperator::new(
             self.clone(),
             desc.clone(),
-            self.shared.nan_policy,
+            options.nan_policy,
         ))
     }
 
@@ -722,6 +707,40 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_options_setters_and_options_give_the_same_builder() {
+        let options = DeviceOptions::default()
+            .feature_level(FeatureLevel::L4_0)
+            .min_feature_level(FeatureLevel::L3_0)
+            .extensions(Extensions::Enabled)
+            .nan_policy(NanPolicy::Propagate);
+        let chained = GpuDevice::builder()
+            .feature_level(FeatureLevel::L4_0)
+            .min_feature_level(FeatureLevel::L3_0)
+            .extensions(Extensions::Enabled)
+            .nan_policy(NanPolicy::Propagate);
+        assert_eq!(GpuDevice::builder().options(options), chained);
+        assert_eq!(chained.options, options);
+        assert_eq!(GpuDevice::builder().options, DeviceOptions::default());
+    }
+
+    #[test]
+    fn options_below_their_minimum_fail_before_any_adapter_search() {
+        let options = DeviceOptions::default()
+            .feature_level(FeatureLevel::L2_0)
+            .min_feature_level(FeatureLevel::L4_0);
+        let err = GpuDevice::builder()
+            .backends(wgpu::Backends::empty())
+            .options(options)
+            .build()
+            .unwrap_err();
+        assert_eq!(err, GpuError::Op(options.check().unwrap_err()));
+        assert_eq!(
+            err.to_string(),
+            "device creation failed: minimum feature level 4_0 is above the highest this device supports (2_0)"
+        );
+    }
 
     #[test]
     fn backend_lists_without_names_count_as_unset() {

@@ -7,8 +7,8 @@ mod common;
 
 use common::{device, noise};
 use ewise_core::{
-    BufferBinding, DataType, Error, FeatureLevel, HazardKind, InfinityMode, NanPolicy,
-    OperatorDesc, TensorDesc,
+    BufferBinding, DataType, DeviceOptions, Error, Extensions, FeatureLevel, HazardKind,
+    InfinityMode, NanPolicy, OperatorDesc, TensorDesc,
 };
 use ewise_cpu::{BufferRef, Device};
 use ewise_gpu::{GpuBuffer, GpuDevice, GpuError};
@@ -243,6 +243,36 @@ fn a_minimum_level_above_the_device_is_refused() {
             supported: FeatureLevel::L2_0,
         })
     );
+}
+
+#[test]
+fn a_device_built_from_options_matches_one_built_with_the_setters() {
+    let options = DeviceOptions::default()
+        .feature_level(FeatureLevel::L3_1)
+        .min_feature_level(FeatureLevel::L2_0)
+        .extensions(Extensions::Enabled)
+        .nan_policy(NanPolicy::Propagate);
+    let Some(from_options) = common::try_device(GpuDevice::builder().options(options)) else {
+        return;
+    };
+    let chained = common::try_device(
+        GpuDevice::builder()
+            .feature_level(FeatureLevel::L3_1)
+            .min_feature_level(FeatureLevel::L2_0)
+            .extensions(Extensions::Enabled)
+            .nan_policy(NanPolicy::Propagate),
+    )
+    .unwrap();
+    let t = TensorDesc::new(Float32, &[4]);
+    let desc = OperatorDesc::sign(t.clone(), t);
+    for device in [from_options, chained] {
+        assert_eq!(device.options(), options);
+        assert_eq!(device.feature_level(), FeatureLevel::L3_1);
+        assert_eq!(device.extensions(), Extensions::Enabled);
+        assert_eq!(device.nan_policy(), NanPolicy::Propagate);
+        let operator = device.create_operator(&desc).unwrap();
+        assert_eq!(operator.nan_policy(), NanPolicy::Propagate);
+    }
 }
 
 fn f32_bytes(values: &[f32]) -> Vec<u8> {
