@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use ewise::gpu::stream::GpuStream;
 use ewise::gpu::GpuDevice;
 use ewise::{
-    DataType, Device, Extensions, FeatureLevel, InfinityMode, NanPolicy, OperatorDesc,
-    OperatorSupport, OperatorType, TensorDesc,
+    DataType, Device, DeviceOptions, Extensions, FeatureLevel, InfinityMode, NanPolicy,
+    OperatorDesc, OperatorSupport, OperatorType, TensorDesc,
 };
 
 use crate::convert::{self, Rules};
@@ -73,21 +73,13 @@ impl DeviceCore {
                 )))
             }
         };
+        let options = DeviceOptions::default()
+            .feature_level(level)
+            .extensions(extensions)
+            .nan_policy(nan_policy);
         let backend = match desc.Kind {
-            EWISE_DEVICE_CPU => Backend::Cpu(
-                Device::builder()
-                    .feature_level(level)
-                    .extensions(extensions)
-                    .nan_policy(nan_policy)
-                    .build()?,
-            ),
-            EWISE_DEVICE_GPU => Backend::Gpu(
-                GpuDevice::builder()
-                    .feature_level(level)
-                    .extensions(extensions)
-                    .nan_policy(nan_policy)
-                    .build()?,
-            ),
+            EWISE_DEVICE_CPU => Backend::Cpu(Device::builder().options(options).build()?),
+            EWISE_DEVICE_GPU => Backend::Gpu(GpuDevice::builder().options(options).build()?),
             other => {
                 return Err(Failure::invalid(format!(
                     "EWISE_DEVICE_DESC.Kind {other} is neither EWISE_DEVICE_CPU 0 nor \

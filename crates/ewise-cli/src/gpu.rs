@@ -3,19 +3,19 @@
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result};
-use ewise_cpu::{Extensions, FeatureLevel};
+use ewise_cpu::FeatureLevel;
 use ewise_gpu::{GpuDevice, ADAPTER_ENV};
 
-/// Opens the GPU that `--device gpu` runs on, at `level` with the ewise extensions (the
-/// command has already validated what it runs).
+/// Opens the GPU that `--device gpu` runs on, with the options of
+/// [`crate::job::device_options`] at `level` (the command has already validated what it
+/// runs).
 ///
 /// On a terminal it names the adapter on standard error. A software renderer that was
 /// picked because no GPU exists (rather than named with `EWISE_GPU_ADAPTER`) is always
 /// announced, so that it is never used silently.
 pub fn open(level: FeatureLevel) -> Result<GpuDevice> {
     let device = GpuDevice::builder()
-        .feature_level(level)
-        .extensions(Extensions::Enabled)
+        .options(crate::job::device_options(level))
         .build()
         .context("--device gpu")?;
     let adapter = device.adapter();

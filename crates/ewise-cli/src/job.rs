@@ -4,8 +4,8 @@
 use anyhow::{anyhow, Result};
 use ewise_cli::npy::ElementType;
 use ewise_cpu::{
-    validate, CompiledOperator, DataType, Device, Error, Extensions, FeatureLevel, InfinityMode,
-    NanPolicy, OperatorDesc, Parallelism, TensorDesc,
+    validate, CompiledOperator, DataType, Device, DeviceOptions, Error, Extensions, FeatureLevel,
+    InfinityMode, NanPolicy, OperatorDesc, Parallelism, TensorDesc,
 };
 
 use crate::cli::{DeviceKind, ExecArgs, Semantics};
@@ -164,12 +164,19 @@ impl Job {
     /// Operators for contiguous chunks of `input` elements.
     pub fn kernels(&self, input: DataType, output: DataType) -> Result<Kernels> {
         let device = Device::builder()
-            .feature_level(self.level)
-            .extensions(Extensions::Enabled)
+            .options(device_options(self.level))
             .parallelism(self.parallelism)
             .build()?;
         Ok(Kernels::new(self, device, input, output))
     }
+}
+
+/// The options the CPU and GPU devices of a run open with: `level`, with the ewise
+/// extensions (each command validates what it runs under its own semantics first).
+pub fn device_options(level: FeatureLevel) -> DeviceOptions {
+    DeviceOptions::default()
+        .feature_level(level)
+        .extensions(Extensions::Enabled)
 }
 
 /// Column-major strides in elements for these sizes, if they fit DirectML's `u32`.
