@@ -305,6 +305,15 @@ fn strided_words(s: &mut String, key: &KernelKey, dims: u32) {
     main_fn(s, &body, false);
 }
 
+/// `v` repeated in every `bits`-wide lane (8 or 16) of a 32-bit word.
+fn lanes(bits: u32, v: u64) -> u64 {
+    if bits == 8 {
+        v * 0x0101_0101
+    } else {
+        v * 0x0001_0001
+    }
+}
+
 /// `opw(x)`: the operator on every lane of a word of 8- or 16-bit elements at once, with
 /// carry-free lane arithmetic (each lane's sum stays below its top bit plus one), for the
 /// operators that map a lane to a lane of the same width: SIGN of integers and of
@@ -314,13 +323,7 @@ fn word_op_fn(key: &KernelKey) -> Option<String> {
         return None;
     }
     let bits = key.in_size * 8;
-    let lanes = |v: u64| -> u64 {
-        if bits == 8 {
-            v * 0x0101_0101
-        } else {
-            v * 0x0001_0001
-        }
-    };
+    let lanes = |v: u64| lanes(bits, v);
     let top = 1u64 << (bits - 1);
     let (tops, lows, ones) = (lanes(top), lanes(top - 1), lanes(1));
     let shift = bits - 1;

@@ -7,11 +7,8 @@
 
 mod common;
 
-use std::sync::OnceLock;
-
-use common::{both, device, noise, try_device, Run};
-use ewise_core::{DataType, Extensions, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
-use ewise_gpu::GpuDevice;
+use common::{both, device, noise, tiny_device, Run};
+use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
 use proptest::prelude::*;
 
 use DataType::*;
@@ -20,20 +17,6 @@ const SIGN_TYPES: [DataType; 12] = [
     Float32, Float16, Float64, Bfloat16, Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64,
 ];
 const INF_TYPES: [DataType; 5] = [Float32, Float16, Float64, Bfloat16, Float8E5M2];
-
-/// A device whose binding windows span at most a few hundred bytes.
-fn tiny_device() -> Option<&'static GpuDevice> {
-    static DEVICE: OnceLock<Option<GpuDevice>> = OnceLock::new();
-    DEVICE
-        .get_or_init(|| {
-            try_device(
-                GpuDevice::builder()
-                    .extensions(Extensions::Enabled)
-                    .max_binding_size(0),
-            )
-        })
-        .as_ref()
-}
 
 /// A layout: per-dimension order (position 0 = innermost in memory), padding, broadcast.
 #[derive(Debug, Clone)]

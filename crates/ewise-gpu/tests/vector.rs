@@ -8,27 +8,11 @@
 
 mod common;
 
-use std::sync::OnceLock;
-
-use common::{both, device, noise, try_device, Run};
-use ewise_core::{DataType, Extensions, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
+use common::{both, device, noise, tiny_device, Run};
+use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
 use ewise_gpu::GpuDevice;
 
 use DataType::*;
-
-/// A device whose binding windows span at most a few hundred bytes.
-fn tiny_device() -> Option<&'static GpuDevice> {
-    static DEVICE: OnceLock<Option<GpuDevice>> = OnceLock::new();
-    DEVICE
-        .get_or_init(|| {
-            try_device(
-                GpuDevice::builder()
-                    .extensions(Extensions::Enabled)
-                    .max_binding_size(0),
-            )
-        })
-        .as_ref()
-}
 
 fn size(data_type: DataType) -> u64 {
     data_type.size_in_bytes().unwrap()

@@ -18,7 +18,7 @@
 
 use std::fmt::Write;
 
-use super::{op_fn, word_op_fn, KernelKey, Op, Walk, WORKGROUP};
+use super::{lanes, op_fn, word_op_fn, KernelKey, Op, Walk, WORKGROUP};
 use ewise_core::InfinityMode;
 
 /// Input vectors one invocation aims to have in flight: the unroll factor is this many
@@ -128,13 +128,7 @@ fn outw(n: u32, expr: &str) -> String {
 /// [`word_op_fn`]); `outw` packs them into bytes.
 fn is_inf_swar(size: u32, inf: u64, mode: InfinityMode) -> String {
     let bits = size * 8;
-    let lanes = |v: u64| -> u64 {
-        if bits == 8 {
-            v * 0x0101_0101
-        } else {
-            v * 0x0001_0001
-        }
-    };
+    let lanes = |v: u64| lanes(bits, v);
     let top = 1u64 << (bits - 1);
     let (tops, lows, infs) = (lanes(top), lanes(top - 1), lanes(inf));
     let diff = match mode {

@@ -27,6 +27,21 @@ pub fn try_device(builder: GpuDeviceBuilder) -> Option<GpuDevice> {
     }
 }
 
+/// An extended device whose binding windows span at most a few hundred bytes, so that
+/// small tensors split into many dispatches (one per test binary).
+pub fn tiny_device() -> Option<&'static GpuDevice> {
+    static DEVICE: OnceLock<Option<GpuDevice>> = OnceLock::new();
+    DEVICE
+        .get_or_init(|| {
+            try_device(
+                GpuDevice::builder()
+                    .extensions(Extensions::Enabled)
+                    .max_binding_size(0),
+            )
+        })
+        .as_ref()
+}
+
 /// The extended device every test in a binary shares (pipelines are cached on it).
 pub fn device() -> Option<&'static GpuDevice> {
     static DEVICE: OnceLock<Option<GpuDevice>> = OnceLock::new();
