@@ -530,7 +530,12 @@ fn wgpu_error(during: &'static str, e: impl std::fmt::Display) -> GpuError {
     }
 }
 
+/// How long [`wait`] waits for a download buffer's mapping once its submission is done.
+const MAP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Waits until the chunk's submission has finished and its download buffer is mapped.
+/// The mapping's callback may run on another thread that polls the same device (after
+/// this thread's poll has returned), so the report is awaited, not only looked for.
 fn wait(device: &GpuDevice, chunk: &InFlight, during: &'static str) -> Result<()> {
     let wgpu_device = device.wgpu_device();
     wgpu_device
@@ -539,16 +544,20 @@ fn wait(device: &GpuDevice, chunk: &InFlight, during: &'static str) -> Result<()
             timeout: None,
         })
         .map_err(|e| wgpu_error(during, e))?;
-    let report = match chunk.downloaded.try_recv() {
-        Ok(r) => r,
-        Err(_) => {
-            wgpu_device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .map_err(|e| wgpu_error(during, e))?;
-            chunk
-                .downloaded
-                .try_recv()
-                .map_err(|_| wgpu_error(during, "the buffer never mapped"))?
+    let deadline = std::time::Instant::now() + MAP_WAIT;
+    let report = loop {
+        match chunk.downloaded.try_recv() {
+            Ok(r) => break r,
+            Err(mpsc::TryRecvError::Empty) if std::time::Instant::now() < deadline => {
+                wgpu_device
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .map_err(|e| wgpu_error(during, e))?;
+                let pause = std::time::Duration::from_millis(1);
+                if let Ok(r) = chunk.downloaded.recv_timeout(pause) {
+                    break r;
+                }
+            }
+            Err(_) => return Err(wgpu_error(during, "the buffer never mapped")),
         }
     };
     report.map_err(|e| wgpu_error(during, e))?;
