@@ -10,6 +10,13 @@ use super::transpose;
 /// portable kernels (for tests and comparisons); it is read once, at the first compile.
 pub const FORCE_PORTABLE_ENV: &str = "EWISE_FORCE_PORTABLE";
 
+/// Naming an instruction set in this environment variable ([`InstructionSet::name`])
+/// caps the choice at it, for comparisons: `avx2` on an AVX-512 machine takes the AVX2
+/// kernels. A set above what the CPU has, or a name that is none of them, leaves the
+/// choice as it would be; [`selected`] tells which set was taken. It is read once, at the
+/// first compile, after [`FORCE_PORTABLE_ENV`].
+pub const ISA_ENV: &str = "EWISE_ISA";
+
 /// An instruction set the slice loops are compiled for.
 pub(crate) trait Isa: Send + Sync + 'static {
     fn map<M: Map>(src: &[M::In], dst: &mut [M::Out]);
@@ -149,21 +156,52 @@ pub enum InstructionSet {
     /// aarch64 NEON: hand-written SIGN loops, the compiler's NEON loops (the portable
     /// ones) for IS_INFINITY.
     Neon,
+    /// x86-64 with AVX-512 F, BW, DQ and VL: hand-written SIGN and IS_INFINITY loops in
+    /// 64-byte vectors with mask registers, AVX2 elsewhere.
+    Avx512,
 }
 
 impl InstructionSet {
-    /// Lower-case name: `portable`, `avx2` or `neon`.
+    /// Lower-case name: `portable`, `avx2`, `avx512` or `neon`.
     pub fn name(self) -> &'static str {
         match self {
             InstructionSet::Portable => "portable",
             InstructionSet::Avx2 => "avx2",
+            InstructionSet::Avx512 => "avx512",
             InstructionSet::Neon => "neon",
         }
     }
+
+    /// The sets this CPU can run, the portable one first and the widest last.
+    pub fn available() -> Vec<InstructionSet> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        let mut v = vec![InstructionSet::Portable];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            v.push(InstructionSet::Avx2);
+            if avx512() {
+                v.push(InstructionSet::Avx512);
+            }
+        }
+        if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+            v.push(InstructionSet::Neon);
+        }
+        v
+    }
 }
 
-/// The instruction set chosen for this process, unless [`FORCE_PORTABLE_ENV`] is set:
-/// AVX2 where an x86-64 CPU has it, NEON on aarch64 (where every CPU has it); the
+/// Whether this CPU has the AVX-512 subsets the [`InstructionSet::Avx512`] kernels use.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+}
+
+/// The instruction set chosen for this process, unless [`FORCE_PORTABLE_ENV`] or
+/// [`ISA_ENV`] say otherwise: the widest of [`InstructionSet::available`] (AVX-512 or
+/// AVX2 where an x86-64 CPU has them, NEON on aarch64, where every CPU has it); the
 /// portable loops everywhere else.
 pub fn selected() -> InstructionSet {
     static CHOICE: OnceLock<InstructionSet> = OnceLock::new();
@@ -173,13 +211,36 @@ pub fn selected() -> InstructionSet {
         if forced {
             return InstructionSet::Portable;
         }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return InstructionSet::Avx2;
-        }
-        if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
-            return InstructionSet::Neon;
-        }
-        InstructionSet::Portable
+        let cap = std::env::var(ISA_ENV).ok();
+        choose(&InstructionSet::available(), cap.as_deref())
     })
+}
+
+/// The widest of `available` (listed narrowest first), or the widest up to the set
+/// named `cap` where `available` holds one by that name.
+fn choose(available: &[InstructionSet], cap: Option<&str>) -> InstructionSet {
+    let widest = available.len() - 1;
+    let end = cap
+        .and_then(|name| available.iter().position(|s| s.name() == name))
+        .unwrap_or(widest);
+    available[end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use InstructionSet::{Avx2, Avx512, Portable};
+
+    #[test]
+    fn the_widest_set_is_chosen_unless_a_present_one_caps_it() {
+        let all = [Portable, Avx2, Avx512];
+        assert_eq!(choose(&all, None), Avx512);
+        assert_eq!(choose(&all, Some("avx2")), Avx2);
+        assert_eq!(choose(&all, Some("portable")), Portable);
+        assert_eq!(choose(&all, Some("avx512")), Avx512);
+        assert_eq!(choose(&all[..2], Some("avx512")), Avx2);
+        assert_eq!(choose(&all, Some("AVX2")), Avx512);
+        assert_eq!(choose(&all, Some("sse9")), Avx512);
+        assert_eq!(choose(&[Portable], Some("avx2")), Portable);
+    }
 }

@@ -41,14 +41,20 @@ macro_rules! sign_kernel {
 mod formats;
 #[cfg(target_arch = "x86_64")]
 mod is_infinity_avx2;
+#[cfg(target_arch = "x86_64")]
+mod is_infinity_avx512;
 pub(crate) mod isa;
 mod ops;
 #[cfg(target_arch = "x86_64")]
 mod sign_avx2;
+#[cfg(target_arch = "x86_64")]
+mod sign_avx512;
 #[cfg(test)]
 mod sign_cases;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 mod sign_neon;
+#[cfg(target_arch = "x86_64")]
+mod sign_x86;
 mod slice;
 pub(crate) mod stream;
 pub(crate) mod transpose;
@@ -145,6 +151,10 @@ pub(crate) fn sign_on(
     match isa {
         #[cfg(target_arch = "x86_64")]
         InstructionSet::Avx2 => sign_avx2::kernel(data_type, policy),
+        #[cfg(target_arch = "x86_64")]
+        InstructionSet::Avx512 => {
+            sign_avx512::kernel(data_type, policy).or_else(|| sign_avx2::kernel(data_type, policy))
+        }
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         InstructionSet::Neon => sign_neon::kernel(data_type, policy),
         _ => sign_for::<Portable>(data_type, policy),
@@ -161,6 +171,10 @@ pub(crate) fn is_infinity_on(
     match isa {
         #[cfg(target_arch = "x86_64")]
         InstructionSet::Avx2 => is_infinity_avx2::kernel(data_type, mode)
+            .or_else(|| is_infinity_for::<isa::Avx2>(data_type, mode)),
+        #[cfg(target_arch = "x86_64")]
+        InstructionSet::Avx512 => is_infinity_avx512::kernel(data_type, mode)
+            .or_else(|| is_infinity_avx2::kernel(data_type, mode))
             .or_else(|| is_infinity_for::<isa::Avx2>(data_type, mode)),
         _ => is_infinity_for::<Portable>(data_type, mode),
     }
@@ -190,15 +204,7 @@ mod tests {
     use ewise_core::reference::{is_infinity_bits, sign_bits};
 
     fn available() -> Vec<InstructionSet> {
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
-        let mut v = vec![InstructionSet::Portable];
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            v.push(InstructionSet::Avx2);
-        }
-        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        v.push(InstructionSet::Neon);
-        v
+        InstructionSet::available()
     }
 
     fn patterns(width: usize) -> Vec<u64> {
@@ -234,6 +240,30 @@ mod tests {
                 u64::from_ne_bytes(b)
             })
             .collect()
+    }
+
+    /// Every instruction set has a kernel for exactly the types and modes the portable
+    /// loops have.
+    #[test]
+    fn every_instruction_set_takes_every_type() {
+        for isa in available() {
+            for t in DataType::ALL {
+                for policy in NanPolicy::ALL {
+                    let (has, portable) = (
+                        sign_on(isa, t, policy).is_some(),
+                        sign_on(InstructionSet::Portable, t, policy).is_some(),
+                    );
+                    assert_eq!(has, portable, "SIGN {isa:?} {t} {policy}");
+                }
+                for mode in InfinityMode::ALL {
+                    let (has, portable) = (
+                        is_infinity_on(isa, t, mode).is_some(),
+                        is_infinity_on(InstructionSet::Portable, t, mode).is_some(),
+                    );
+                    assert_eq!(has, portable, "IS_INFINITY {isa:?} {t} {mode}");
+                }
+            }
+        }
     }
 
     /// Every instruction set, plain and streaming, separate and in place, equals the

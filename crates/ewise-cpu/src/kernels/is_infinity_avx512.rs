@@ -1,0 +1,182 @@
+//! IS_INFINITY on x86-64 with AVX-512 (F, BW, DQ and VL), with mask registers.
+//!
+//! float32 and float64 only. Each step classifies 16 elements with `vfpclass` (the
+//! infinities of the mode's signs: one operation per 64 bytes, which reads no
+//! floating-point environment and raises no exception) into a mask, one bit per element,
+//! and a zero-masking byte move turns the mask into 16 output bytes of 0 and 1. Elements
+//! before the first 16-byte aligned output of a streaming call, and the remainders, use
+//! the generic [`slice::map`] loop. The streaming form writes each aligned step with a
+//! non-temporal store and prefetches its input ahead ([`stream::prefetch_ahead`]).
+//!
+//! The AVX2 loops serve float16 and bfloat16: a masked compare per 64 bytes and a move
+//! per 32 outputs ran 3-5% slower than their packs at 64 Ki elements on a Sapphire
+//! Rapids-class Xeon (2.15-2.19 against 2.07-2.17 us, one thread), and no faster at
+//! 4 Ki.
+
+use std::arch::x86_64::{
+    __m128i, _mm512_fpclass_pd_mask, _mm512_fpclass_ps_mask, _mm512_kunpackb, _mm512_loadu_pd,
+    _mm512_loadu_ps, _mm_maskz_mov_epi8, _mm_set1_epi8, _mm_storeu_si128, _mm_stream_si128,
+};
+
+use ewise_core::{DataType, InfinityMode};
+
+use super::formats::{FloatFormat, F32, F64};
+use super::isa::{Avx2, Isa};
+use super::ops::{self, IsInfinity};
+use super::{slice, stream, Kernel};
+
+/// The AVX-512 IS_INFINITY kernel for an input data type and mode; `None` where other
+/// loops serve instead (mode NEITHER, 8- and 16-bit floats and non-float types).
+///
+/// Callers hand it out only where [`super::isa::InstructionSet::Avx512`] was detected.
+pub(super) fn kernel(data_type: DataType, mode: InfinityMode) -> Option<Kernel> {
+    match data_type {
+        DataType::Float32 => for_format::<F32>(mode),
+        DataType::Float64 => for_format::<F64>(mode),
+        _ => None,
+    }
+}
+
+fn for_format<F: Classify>(mode: InfinityMode) -> Option<Kernel> {
+    Some(match mode {
+        InfinityMode::Either => for_mode::<F, { ops::EITHER }>(),
+        InfinityMode::Positive => for_mode::<F, { ops::POSITIVE }>(),
+        InfinityMode::Negative => for_mode::<F, { ops::NEGATIVE }>(),
+        InfinityMode::Neither => return None,
+    })
+}
+
+fn for_mode<F: Classify, const MODE: u32>() -> Kernel {
+    Kernel {
+        in_size: std::mem::size_of::<F::Bits>(),
+        out_size: 1,
+        map: map_bytes::<F, MODE>,
+        map_stream: map_bytes_stream::<F, MODE>,
+        map_in_place: None,
+        map_in_place_stream: None,
+        transpose: <Avx2 as Isa>::transpose,
+    }
+}
+
+fn map_bytes<F: Classify, const MODE: u32>(src: &[u8], dst: &mut [u8]) {
+    slice::map_bytes_with::<IsInfinity<F, MODE>>(src, dst, map::<F, MODE, false>);
+}
+
+fn map_bytes_stream<F: Classify, const MODE: u32>(src: &[u8], dst: &mut [u8]) {
+    slice::map_bytes_stream_with::<IsInfinity<F, MODE>>(src, dst, map::<F, MODE, false>, |s, d| {
+        map::<F, MODE, true>(s, d);
+        true
+    });
+}
+
+/// [`map_avx512`] behind a safe signature.
+#[allow(unsafe_code)]
+fn map<F: Classify, const MODE: u32, const STREAM: bool>(src: &[F::Bits], dst: &mut [u8]) {
+    // SAFETY: these kernels are only selected for `InstructionSet::Avx512`, which
+    // `isa::selected()` returns only after `isa::avx512()` returned true.
+    unsafe { map_avx512::<F, MODE, STREAM>(src, dst) }
+}
+
+/// IS_INFINITY in `MODE` of the first `n` elements of `src` into `dst`, `n` the shorter
+/// length, [`STEP`] elements per step. With `STREAM`, the steps from the first 16-byte
+/// aligned output address on are written with non-temporal stores, and the call ends
+/// with `sfence`.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+#[allow(unsafe_code)]
+fn map_avx512<F: Classify, const MODE: u32, const STREAM: bool>(src: &[F::Bits], dst: &mut [u8]) {
+    let len = src.len().min(dst.len());
+    let head = match STREAM {
+        true => dst.as_ptr().align_offset(STEP).min(len),
+        false => 0,
+    };
+    slice::map::<IsInfinity<F, MODE>>(&src[..head], &mut dst[..head]);
+    let mut i = head;
+    while i + STEP <= len {
+        let at = src[i..].as_ptr();
+        if STREAM {
+            stream::prefetch_ahead(at.cast(), STEP * std::mem::size_of::<F::Bits>());
+        }
+        // SAFETY: `src` holds `STEP` elements from `i` and `dst` as many bytes, the
+        // latter 16-byte aligned with `STREAM` (the head was peeled and each step is
+        // whole); AVX-512 is enabled on this function.
+        unsafe {
+            let out = F::step::<MODE>(at);
+            let to = dst[i..].as_mut_ptr().cast::<__m128i>();
+            match STREAM {
+                true => _mm_stream_si128(to, out),
+                false => _mm_storeu_si128(to, out),
+            }
+        }
+        i += STEP;
+    }
+    slice::map::<IsInfinity<F, MODE>>(&src[i..len], &mut dst[i..len]);
+    if STREAM {
+        stream::fence();
+    }
+}
+
+/// Elements per step, and output bytes.
+const STEP: usize = 16;
+
+/// A float format whose IS_INFINITY test runs in AVX-512 registers.
+#[allow(unsafe_code)]
+trait Classify: FloatFormat {
+    /// The [`STEP`] outputs for the `STEP` elements at `src`: byte `i` is 1 where element
+    /// `i` is an infinity of `MODE`'s signs, else 0.
+    ///
+    /// # Safety
+    ///
+    /// `src` is readable for `STEP` elements; the CPU has AVX-512 F, BW, DQ and VL.
+    unsafe fn step<const MODE: u32>(src: *const Self::Bits) -> __m128i;
+}
+
+/// `vfpclass`'s classes for `MODE`: +∞ (bit 3), -∞ (bit 4) or both.
+const fn infinities(mode: u32) -> i32 {
+    match mode {
+        ops::POSITIVE => 0x08,
+        ops::NEGATIVE => 0x10,
+        _ => 0x18,
+    }
+}
+
+/// Classifies with the class set of `MODE` (see [`infinities`]) by `$class::<IMM>(x)`.
+macro_rules! by_mode {
+    ($mode:expr, $class:ident, $x:expr) => {
+        match infinities($mode) {
+            0x08 => $class::<0x08>($x),
+            0x10 => $class::<0x10>($x),
+            _ => $class::<0x18>($x),
+        }
+    };
+}
+
+#[allow(unsafe_code)]
+impl Classify for F32 {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+    unsafe fn step<const MODE: u32>(src: *const u32) -> __m128i {
+        // SAFETY: as the trait requires.
+        let x = unsafe { _mm512_loadu_ps(src.cast()) };
+        _mm_maskz_mov_epi8(by_mode!(MODE, _mm512_fpclass_ps_mask, x), _mm_set1_epi8(1))
+    }
+}
+
+#[allow(unsafe_code)]
+impl Classify for F64 {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+    unsafe fn step<const MODE: u32>(src: *const u64) -> __m128i {
+        // SAFETY: as the trait requires: 16 elements are two vectors.
+        let (lo, hi) = unsafe {
+            (
+                _mm512_loadu_pd(src.cast()),
+                _mm512_loadu_pd(src.add(8).cast()),
+            )
+        };
+        let (lo, hi) = (
+            by_mode!(MODE, _mm512_fpclass_pd_mask, lo),
+            by_mode!(MODE, _mm512_fpclass_pd_mask, hi),
+        );
+        _mm_maskz_mov_epi8(_mm512_kunpackb(hi.into(), lo.into()), _mm_set1_epi8(1))
+    }
+}
