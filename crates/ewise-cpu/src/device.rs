@@ -204,8 +204,12 @@ pub struct CompiledOperator {
     spans: (u64, u64),
     parts: Vec<Part>,
     /// Whether `parts` run on the pool ([`parallel::pool`], fetched at each execution)
-    /// rather than on the helpers.
+    /// rather than on the helpers: when there are more parts than helper threads and a
+    /// caller.
     pooled: bool,
+    /// Whether executions on the helpers wake sleeping ones ([`PARALLEL_THRESHOLD_BYTES`]
+    /// moved or more).
+    wakes: bool,
 }
 
 impl CompiledOperator {
@@ -224,12 +228,12 @@ impl CompiledOperator {
         let elements = input.element_count().unwrap_or(0);
         let moved = elements.saturating_mul((kernel.in_size + kernel.out_size) as u64);
         let threads = parallelism.resolve();
-        let pooled = moved >= PARALLEL_THRESHOLD_BYTES;
         let mut parts = if threads > 1 && moved >= MEDIUM_THRESHOLD_BYTES {
             plan.split(threads, kernel.in_size, kernel.out_size, MIN_PIECE_BYTES)
         } else {
             Vec::new()
         };
+        let pooled = !parts.is_empty() && parts.len() > crate::helper::count() + 1;
         // The pool starts now rather than in the first execution, which only fetches it.
         if pooled && !parts.is_empty() && parallel::pool(parts.len() - 1).is_none() {
             parts.clear();
@@ -257,6 +261,7 @@ impl CompiledOperator {
             spans,
             parts,
             pooled,
+            wakes: moved >= PARALLEL_THRESHOLD_BYTES,
         })
     }
 
@@ -392,8 +397,9 @@ impl CompiledOperator {
         pieces
     }
 
-    /// Runs the planned parts of a medium-size execution on the calling thread and the
-    /// awake helper threads ([`crate::helper`]).
+    /// Runs the planned parts on the calling thread and the helper threads
+    /// ([`crate::helper`]): the awake ones, and the sleeping ones too where
+    /// [`CompiledOperator::wakes`].
     fn run_on_helpers(&self, src: Option<&[u8]>, dst: &mut [u8]) {
         let (kernel, stream) = (&self.kernel, self.stream.of(src));
         let pieces: Vec<_> = self
@@ -413,7 +419,7 @@ impl CompiledOperator {
             })
             .collect();
         let refs: Vec<&(dyn Fn() + Sync)> = jobs.iter().map(|j| j as &(dyn Fn() + Sync)).collect();
-        crate::helper::run(&refs);
+        crate::helper::run(&refs, self.wakes);
     }
 
     /// Runs on byte slices that start at the tensors' bases, without DirectML's binding

@@ -21,9 +21,9 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 
 use crate::fork::PerProcess;
 
-/// How many threads an operator may use. Threads are only used above a size threshold
-/// ([`PARALLEL_THRESHOLD_BYTES`]); smaller tensors run on the caller's thread with no
-/// dispatch cost.
+/// How many threads an operator may use. Threads are only used above size thresholds
+/// ([`MEDIUM_THRESHOLD_BYTES`], [`PARALLEL_THRESHOLD_BYTES`]); smaller tensors run on
+/// the caller's thread with no dispatch cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Parallelism {
     /// One thread per available core.
@@ -98,12 +98,15 @@ pub fn thread_pieces(threads: usize, moved_bytes: u64) -> usize {
     threads.min(max_threads()).min(by_size).max(1)
 }
 
-/// Bytes moved (read plus written) below which an execution stays on one thread.
+/// Bytes moved (read plus written) from which an execution always runs on several
+/// threads: its parts go to the helper threads, woken if they sleep, or, when it has
+/// more parts than the helpers and the caller can take (a thread count above the
+/// cores), to a rayon pool. Below it, only helpers that are awake take parts.
 pub const PARALLEL_THRESHOLD_BYTES: u64 = 4 << 20;
 
-/// Bytes moved from which an execution below [`PARALLEL_THRESHOLD_BYTES`] hands parts to
-/// the spinning helper threads (when they are awake) instead of a rayon pool, whose
-/// wake-up would cost more than it saves.
+/// Bytes moved from which an execution hands parts to the spinning helper threads that
+/// are awake (below [`PARALLEL_THRESHOLD_BYTES`], it does not wake sleeping ones, whose
+/// wake-up would cost more than it saves); smaller executions stay on one thread.
 pub const MEDIUM_THRESHOLD_BYTES: u64 = 256 << 10;
 
 /// The pool with at least `helpers` workers (at most [`max_threads`] - 1) that work
