@@ -169,20 +169,16 @@ impl GpuBuffer {
         }
         let during = "downloading a buffer";
         let wgpu_device = device.wgpu_device();
+        let pool = &device.shared.staging;
         let staging = device.catch(during, || {
-            let staging = wgpu_device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ewise download"),
-                size: padded_len,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+            let staging = pool.take(wgpu_device, padded_len);
             let mut encoder = wgpu_device.create_command_encoder(&Default::default());
             encoder.copy_buffer_to_buffer(&self.buffer, offset, &staging, 0, padded_len);
             device.wgpu_queue().submit([encoder.finish()]);
             staging
         })?;
         let (sender, receiver) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        staging.map_async(wgpu::MapMode::Read, ..padded_len, move |r| {
             let _ = sender.send(r);
         });
         device.wait(during)?;
@@ -192,10 +188,12 @@ impl GpuBuffer {
             .and_then(|r| r.map_err(|e| e.to_string()))
             .map_err(|message| GpuError::Wgpu { during, message })?;
         let bytes = {
-            let view = staging.get_mapped_range(..).map_err(|e| GpuError::Wgpu {
-                during,
-                message: e.to_string(),
-            })?;
+            let view = staging
+                .get_mapped_range(..padded_len)
+                .map_err(|e| GpuError::Wgpu {
+                    during,
+                    message: e.to_string(),
+                })?;
             let mut bytes = Vec::new();
             bytes
                 .try_reserve_exact(len as usize)
@@ -204,6 +202,7 @@ impl GpuBuffer {
             bytes
         };
         staging.unmap();
+        pool.give_back(staging);
         Ok(bytes)
     }
 }

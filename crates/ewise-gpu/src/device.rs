@@ -10,6 +10,7 @@ use ewise_core::{validate, DeviceOptions, Extensions, FeatureLevel, NanPolicy, O
 use crate::error::{GpuError, Result};
 use crate::operator::GpuOperator;
 use crate::shader::{self, KernelKey};
+use crate::staging::StagingPool;
 
 /// Environment variable naming the backends to try, as a comma list (`vulkan`, `metal`,
 /// `dx12`), when the builder names none. Set to nothing but spaces and commas, it counts
@@ -420,6 +421,8 @@ pub(crate) struct Shared {
     pub limits: DispatchLimits,
     options: DeviceOptions,
     pipelines: Mutex<HashMap<KernelKey, Arc<wgpu::ComputePipeline>>>,
+    /// Download staging buffers kept between reads.
+    pub staging: StagingPool,
     /// The first error that reached the device's uncaptured-error handler (for devices
     /// ewise opened itself).
     uncaptured: Option<Arc<Mutex<Option<String>>>>,
@@ -431,7 +434,13 @@ impl Drop for Shared {
     fn drop(&mut self) {
         if forked(self.pid) {
             let pipelines = self.pipelines.get_mut().unwrap_or_else(|e| e.into_inner());
-            std::mem::forget((self.device.clone(), self.queue.clone(), pipelines.clone()));
+            let staging = self.staging.take_all();
+            std::mem::forget((
+                self.device.clone(),
+                self.queue.clone(),
+                pipelines.clone(),
+                staging,
+            ));
         }
     }
 }
@@ -499,6 +508,7 @@ impl GpuDevice {
                 },
                 options: options.options,
                 pipelines: Mutex::new(HashMap::new()),
+                staging: StagingPool::default(),
                 uncaptured,
                 pid: std::process::id(),
             }),

@@ -52,6 +52,7 @@ mod error;
 mod instance;
 mod operator;
 mod shader;
+mod staging;
 pub mod stream;
 mod timing;
 

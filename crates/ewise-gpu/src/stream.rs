@@ -63,9 +63,10 @@ pub use program::{Place, ProgramStep, StreamProgram};
 /// vanish, small enough that the buffers of a stream stay a few tens of MiB.
 pub const DEFAULT_CHUNK_BYTES: usize = 8 << 20;
 
-/// Chunks in flight at once: one computing while the previous one is written out and
-/// the next one read in.
-pub const SLOTS: usize = 2;
+/// Chunks in flight at once: while the GPU copies in, computes and copies out the
+/// submitted ones, the caller writes out the oldest finished chunk and reads in the next,
+/// so the host's reads, the GPU's work and the host's writes of three chunks overlap.
+pub const SLOTS: usize = 3;
 
 /// Compiled operators a stream keeps, for the chunk lengths used most recently.
 const KEPT_LENGTHS: usize = 4;

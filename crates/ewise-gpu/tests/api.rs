@@ -475,6 +475,55 @@ fn transfers_must_keep_to_whole_words() {
         .is_empty());
 }
 
+/// Reads reuse the device's staging buffers: many reads of lengths that fit kept
+/// buffers, or outgrow them, or exceed what is kept, each give exactly their range,
+/// interleaved with writes and from several threads at once.
+#[test]
+fn repeated_reads_of_any_length_give_their_ranges() {
+    let Some(device) = device() else { return };
+    let len = 3 << 20;
+    let data = noise(len, 11);
+    let buffer = GpuBuffer::from_bytes(device, &data).unwrap();
+    let mut expected = data.clone();
+    let ranges = [
+        (0, 4),
+        (4, 100 << 10),
+        (8, 8),
+        (1 << 20, 2 << 20),
+        (64, 1 << 16),
+        (0, len as u64),
+        (len as u64 - 4, 4),
+    ];
+    for round in 0..3u8 {
+        for &(offset, n) in &ranges {
+            let (at, end) = (offset as usize, (offset + n) as usize);
+            assert_eq!(
+                buffer.read_range(device, offset, n).unwrap(),
+                expected[at..end],
+                "round {round}: {n} bytes at {offset}"
+            );
+        }
+        let patch = vec![round + 1; 4096];
+        buffer.write(device, 8192, &patch).unwrap();
+        expected[8192..8192 + 4096].copy_from_slice(&patch);
+    }
+    std::thread::scope(|s| {
+        for t in 0..3u64 {
+            let (buffer, expected) = (&buffer, &expected);
+            s.spawn(move || {
+                for k in 0..8u64 {
+                    let (offset, n) = ((t * 4096 + k * 64) * 4, (1 + k * 7919) * 4);
+                    let (at, end) = (offset as usize, (offset + n) as usize);
+                    assert_eq!(
+                        buffer.read_range(device, offset, n).unwrap(),
+                        expected[at..end]
+                    );
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn a_callers_wgpu_device_runs_the_operators() {
     let Some(ours) = device() else { return };
