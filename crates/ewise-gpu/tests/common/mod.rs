@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use ewise_core::{BufferBinding, Extensions, NanPolicy, OperatorDesc};
+use ewise_core::{BufferBinding, DataType, Extensions, NanPolicy, OperatorDesc};
 use ewise_cpu::{BufferRef, Device};
 use ewise_gpu::{GpuBuffer, GpuDevice, GpuDeviceBuilder, GpuError};
 
@@ -140,4 +140,72 @@ pub fn infinity_types() -> &'static [ewise_core::DataType] {
     ewise_core::OperatorSupport::of(ewise_core::OperatorType::ElementWiseIsInfinity)
         .extended
         .input_types
+}
+
+/// The element size of `data_type` in bytes.
+pub fn size(data_type: DataType) -> u64 {
+    data_type.size_in_bytes().unwrap()
+}
+
+/// Edge bit patterns of the types of a width: zeros, subnormals, ones, the largest
+/// finite, infinities, NaNs, integer extremes, with both signs.
+pub fn edges(width: u32) -> Vec<u64> {
+    match width {
+        8 => return vec![0x7C, 0xFC, 0x7D, 0x7F, 0xFF, 0x80, 0, 1, 0x7B, 0xFB, 0x3C],
+        16 => {
+            return vec![
+                0x7C00, 0xFC00, 0x7F80, 0xFF80, 0x7C01, 0x7F81, 0xFE00, 0xFFFF, 0x8000, 0, 1,
+                0x8001, 0x7FFF, 0x3C00, 0x3F80, 0x7BFF, 0x7E00,
+            ]
+        }
+        _ => {}
+    }
+    let (exp, frac) = if width == 64 { (11, 52) } else { (8, 23) };
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let inf = ((1u64 << exp) - 1) << frac;
+    let sign = 1u64 << (width - 1);
+    let base = [
+        0,
+        1,
+        (1 << frac) - 1,
+        1 << frac,
+        inf - 1,
+        inf,
+        inf + 1,
+        inf | (1 << (frac - 1)),
+        inf | ((1 << frac) - 1),
+        (mask >> 2) & !((1 << frac) - 1),
+    ];
+    let mut v: Vec<u64> = base.to_vec();
+    v.extend(base.iter().map(|x| x | sign));
+    v.extend([mask, sign - 1, 2, 0x3F80_0000, 0x3FF0_0000_0000_0000 & mask]);
+    v
+}
+
+/// `n` input elements of `data_type`: every third element an edge pattern (odd counts
+/// of them, so that each pattern visits every lane of a vector), between them patterns in turn from `seed`
+/// for 8- and 16-bit types and noise for wider ones.
+pub fn input(data_type: DataType, n: u64, seed: u64) -> Vec<u8> {
+    let width = size(data_type) as usize;
+    let mut random = noise(n as usize * width, seed);
+    if width <= 2 {
+        let m = 1u64 << (8 * width);
+        random = (0..n)
+            .flat_map(|k| ((k * 7 + seed) % m).to_le_bytes()[..width].to_vec())
+            .collect();
+    }
+    let e = edges(width as u32 * 8);
+    (0..n as usize)
+        .flat_map(|k| {
+            if k % 3 == 0 {
+                e[(k / 3 + seed as usize) % e.len()].to_le_bytes()[..width].to_vec()
+            } else {
+                random[k * width..(k + 1) * width].to_vec()
+            }
+        })
+        .collect()
 }
