@@ -26,6 +26,25 @@ pub(crate) struct Chunk {
     pub out_span: u64,
 }
 
+impl Chunk {
+    /// The same block with only columns `from..from + len` of its innermost dimension,
+    /// whose strides must be 1 in both tensors (`len` at least 1).
+    pub(crate) fn columns(&self, from: u64, len: u64) -> Chunk {
+        let mut dims = self.dims.clone();
+        let inner = dims.last_mut().expect("a chunk has a dimension");
+        debug_assert!(inner.in_stride == 1 && inner.out_stride == 1 && from + len <= inner.size);
+        inner.size = len;
+        Chunk {
+            count: dims.iter().map(|d| d.size).product(),
+            in_span: span(&dims, |d| d.in_stride),
+            out_span: span(&dims, |d| d.out_stride),
+            dims,
+            in_first: self.in_first + from,
+            out_first: self.out_first + from,
+        }
+    }
+}
+
 /// Elements from the first to one past the last, along `stride` of each dimension.
 fn span(dims: &[Dim], stride: impl Fn(&Dim) -> u64) -> u64 {
     dims.iter().map(|d| (d.size - 1) * stride(d)).sum::<u64>() + 1
@@ -187,6 +206,30 @@ mod tests {
             want.sort_unstable();
             assert_eq!(got, want, "{dims:?}");
         }
+    }
+
+    #[test]
+    fn columns_keep_the_rows_and_narrow_the_innermost_dimension() {
+        let chunk = split(
+            &[Dim::new(3, 0, 24), Dim::new(5, 8, 20), Dim::new(10, 1, 1)],
+            limits(1 << 20, 1 << 20, (4, 4)),
+        )
+        .remove(0);
+        let cols = chunk.columns(7, 3);
+        assert_eq!(cols.dims[2], Dim::new(3, 1, 1));
+        assert_eq!((cols.in_first, cols.out_first, cols.count), (7, 7, 45));
+        assert_eq!(
+            (cols.in_span, cols.out_span),
+            (4 * 8 + 3, 2 * 24 + 4 * 20 + 3)
+        );
+        let mut want: Vec<(u64, u64)> = offsets(&chunk.dims[..2], (0, 0))
+            .into_iter()
+            .flat_map(|(a, b)| (7..10).map(move |c| (a + c, b + c)))
+            .collect();
+        let mut got = offsets(&cols.dims, (cols.in_first, cols.out_first));
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -15,6 +15,10 @@ use crate::device::{self, GpuDevice};
 use crate::error::Result;
 use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, UNIT_BYTES, WORKGROUP};
 
+mod rows;
+
+use rows::RowKernels;
+
 /// Elements one dispatch handles at most, so that linear indices fit in 32 bits.
 const MAX_DISPATCH_ELEMENTS: u64 = 1 << 31;
 
@@ -76,6 +80,8 @@ pub struct GpuCompiledOperator {
     shared_pipeline: OnceLock<Arc<wgpu::ComputePipeline>>,
     /// The vectorized kernel of a contiguous walk and its pipeline.
     vector: Option<(KernelKey, Arc<wgpu::ComputePipeline>)>,
+    /// The row kernels of a strided walk whose rows can run in 16-byte units.
+    rows: Option<RowKernels>,
     /// The latest recordings, most recent first (shared by clones).
     recorded: Arc<Recordings>,
 }
@@ -123,6 +129,9 @@ struct RecordKey {
 #[derive(Debug)]
 struct Recorded {
     steps: Vec<(Arc<wgpu::ComputePipeline>, wgpu::BindGroup, (u32, u32))>,
+    /// Each dispatch's walk, for tests that check which kernels a layout takes.
+    #[cfg(test)]
+    walks: Vec<Walk>,
 }
 
 impl Recorded {
@@ -143,6 +152,8 @@ impl Recorded {
 /// One dispatch: a pipeline, its bindings and its grid.
 struct Dispatch {
     pipeline: Arc<wgpu::ComputePipeline>,
+    /// The pipeline's walk (it names the bind group).
+    walk: Walk,
     params: Vec<u32>,
     /// The output binding's buffer, window offset and size.
     dst: (wgpu::Buffer, u64, u64),
@@ -247,6 +258,7 @@ impl GpuCompiledOperator {
             Some(v) => Some((v, device.pipeline(&v)?)),
             None => None,
         };
+        let rows = RowKernels::of(device, &key, &dims)?;
         Ok(GpuCompiledOperator {
             device: device.clone(),
             operator,
@@ -260,6 +272,7 @@ impl GpuCompiledOperator {
             pipeline,
             shared_pipeline: OnceLock::new(),
             vector,
+            rows,
             recorded: Arc::new(Recordings {
                 kept: Mutex::new(Vec::new()),
                 pid: device.shared.pid,
@@ -285,7 +298,9 @@ impl GpuCompiledOperator {
     /// How many parts one execution is split into (more than one when the tensors span
     /// more than one binding window or grid; 0 for empty tensors). Each part records
     /// one dispatch, and one more for the unaligned ends of a contiguous run that runs
-    /// in 16-byte vectors; an input copied first records the copy's too.
+    /// in 16-byte vectors, or up to two more (the columns before and after the bodies)
+    /// for rows that run in 16-byte vectors; an input copied first records the copy's
+    /// too.
     pub fn dispatches(&self) -> usize {
         self.chunks.len()
     }
@@ -372,8 +387,18 @@ impl GpuCompiledOperator {
             Arc::clone(&self.pipeline)
         };
         let vector = self.vector_pipeline(source.shared)?;
+        let rows = match &self.rows {
+            Some(r) => Some(r.with_source(&self.device, source.shared)?),
+            None => None,
+        };
         for chunk in &self.chunks {
             let out = (dst, outb.offset);
+            if let Some(rows) = &rows {
+                if let Some(body) = self.row_body(chunk, &source, outb.offset) {
+                    self.row_dispatches(rows, chunk, body, &source, out, &mut dispatches);
+                    continue;
+                }
+            }
             let body = vector
                 .as_ref()
                 .and_then(|_| self.body(chunk, &source, outb.offset));
@@ -462,48 +487,68 @@ impl GpuCompiledOperator {
         Body::of(in_at, out_at, chunk.count, sizes)
     }
 
-    /// The dispatch of `chunk`'s vector body: windows from the body's first vectors,
-    /// vector bases, one invocation per `key.unroll()` units, in whole workgroup blocks.
+    /// The dispatch of `chunk`'s vector body.
     fn vector_dispatch(
         &self,
-        (key, pipeline): &(KernelKey, Arc<wgpu::ComputePipeline>),
+        kernel: &(KernelKey, Arc<wgpu::ComputePipeline>),
         chunk: &Chunk,
         body: Body,
         source: &Source,
         (dst, dst_offset): (&wgpu::Buffer, u64),
     ) -> Dispatch {
-        let limits = &self.device.shared.limits;
-        let align = window_alignment(limits);
-        let (is, os) = (u64::from(key.in_size), u64::from(key.out_size));
-        let in_first = source.offset + (chunk.in_first + body.head) * is;
-        let out_first = dst_offset + (chunk.out_first + body.head) * os;
-        let a = window(in_first, body.elements() * is, align);
-        let b = window(out_first, body.units * UNIT_BYTES, align);
-        let (out_window, src, in_base) = if source.shared {
-            let joined = (a.0.min(b.0), a.1.max(b.1));
-            (joined, None, (in_first - joined.0) / UNIT_BYTES)
-        } else {
-            let src = (source.buffer.clone(), a.0, a.1 - a.0);
-            (b, Some(src), (in_first - a.0) / UNIT_BYTES)
+        let (is, os) = (u64::from(kernel.0.in_size), u64::from(kernel.0.out_size));
+        let run = Units {
+            in_first: source.offset + (chunk.in_first + body.head) * is,
+            in_bytes: body.elements() * is,
+            out_first: dst_offset + (chunk.out_first + body.head) * os,
+            out_bytes: body.units * UNIT_BYTES,
+            units: body.units,
         };
-        let out_base = (out_first - out_window.0) / UNIT_BYTES;
+        self.units_dispatch(kernel, source, dst, run, None)
+    }
+
+    /// The dispatch of a vector kernel over `run`: windows from the first vectors, vector
+    /// bases, one invocation per `key.unroll()` units, in whole workgroup blocks. `rows`,
+    /// for the row kernel: the units of one row and the outer dimensions' parameters.
+    fn units_dispatch(
+        &self,
+        (key, pipeline): &(KernelKey, Arc<wgpu::ComputePipeline>),
+        source: &Source,
+        dst: &wgpu::Buffer,
+        run: Units,
+        rows: Option<(u32, Vec<u32>)>,
+    ) -> Dispatch {
+        let limits = &self.device.shared.limits;
+        let bound = bind(
+            source,
+            (run.in_first, run.in_bytes),
+            (run.out_first, run.out_bytes),
+            window_alignment(limits),
+            (UNIT_BYTES, UNIT_BYTES),
+        );
         let block = u64::from(WORKGROUP) * u64::from(key.unroll());
-        let (gx, gy) = grid(body.units.div_ceil(block), limits.workgroups);
-        let params = vec![
-            (body.units.div_ceil(block) * u64::from(WORKGROUP)) as u32,
+        let groups = run.units.div_ceil(block);
+        let (gx, gy) = grid(groups, limits.workgroups);
+        let mut params = vec![
+            (groups * u64::from(WORKGROUP)) as u32,
             gx * WORKGROUP,
-            in_base as u32,
-            out_base as u32,
-            body.units as u32,
+            bound.in_base as u32,
+            bound.out_base as u32,
+            run.units as u32,
             0,
             0,
             0,
         ];
+        if let Some((row_units, dims)) = rows {
+            params[5] = row_units;
+            params.extend(dims);
+        }
         Dispatch {
             pipeline: Arc::clone(pipeline),
+            walk: key.walk,
             params,
-            dst: (dst.clone(), out_window.0, out_window.1 - out_window.0),
-            src,
+            dst: (dst.clone(), bound.dst.0, bound.dst.1 - bound.dst.0),
+            src: bound.src,
             grid: (gx, gy),
         }
     }
@@ -605,20 +650,15 @@ impl GpuCompiledOperator {
         hole: Option<(u64, u64)>,
     ) -> Option<Dispatch> {
         let limits = &self.device.shared.limits;
-        let align = window_alignment(limits);
         let (is, os) = (u64::from(key.in_size), u64::from(key.out_size));
-        let in_first = source.offset + chunk.in_first * is;
-        let out_first = dst_offset + chunk.out_first * os;
-        let a = window(in_first, chunk.in_span * is, align);
-        let b = window(out_first, chunk.out_span * os, align);
-        let (out_window, src, in_base) = if source.shared {
-            let joined = (a.0.min(b.0), a.1.max(b.1));
-            (joined, None, (in_first - joined.0) / is)
-        } else {
-            let src = (source.buffer.clone(), a.0, a.1 - a.0);
-            (b, Some(src), (in_first - a.0) / is)
-        };
-        let out_base = (out_first - out_window.0) / os;
+        let bound = bind(
+            source,
+            (source.offset + chunk.in_first * is, chunk.in_span * is),
+            (dst_offset + chunk.out_first * os, chunk.out_span * os),
+            window_alignment(limits),
+            (is, os),
+        );
+        let (in_base, out_base) = (bound.in_base, bound.out_base);
         let all = key.invocations(chunk.count, out_base);
         let (skip_at, skip) = match hole {
             Some(hole) => hole_invocations(hole, out_base, os),
@@ -651,11 +691,59 @@ impl GpuCompiledOperator {
         }
         Some(Dispatch {
             pipeline: Arc::clone(pipeline),
+            walk: key.walk,
             params,
-            dst: (dst.clone(), out_window.0, out_window.1 - out_window.0),
-            src,
+            dst: (dst.clone(), bound.dst.0, bound.dst.1 - bound.dst.0),
+            src: bound.src,
             grid: (gx, gy),
         })
+    }
+}
+
+/// Vector units of one dispatch: their first input and output bytes (16-byte aligned),
+/// the bytes from there to one past the last each tensor's units cover, and how many.
+struct Units {
+    in_first: u64,
+    in_bytes: u64,
+    out_first: u64,
+    out_bytes: u64,
+    units: u64,
+}
+
+/// The binding windows of one dispatch and its bases in them.
+struct Bound {
+    /// The output window, `[start, end)` bytes.
+    dst: (u64, u64),
+    /// The input binding (buffer, offset, size), absent when it is the output's.
+    src: Option<(wgpu::Buffer, u64, u64)>,
+    /// The first input and output bytes from their windows' starts, in `units`.
+    in_base: u64,
+    out_base: u64,
+}
+
+/// Windows (aligned to `align`) for `(first, bytes)` of the input in `source` and of
+/// the output, joined into the output's binding when the source is shared; bases in
+/// units of `units` bytes (input, output).
+fn bind(
+    source: &Source,
+    (in_first, in_bytes): (u64, u64),
+    (out_first, out_bytes): (u64, u64),
+    align: u64,
+    (iu, ou): (u64, u64),
+) -> Bound {
+    let a = window(in_first, in_bytes, align);
+    let b = window(out_first, out_bytes, align);
+    let (dst, src, in_start) = if source.shared {
+        let joined = (a.0.min(b.0), a.1.max(b.1));
+        (joined, None, joined.0)
+    } else {
+        (b, Some((source.buffer.clone(), a.0, a.1 - a.0)), a.0)
+    };
+    Bound {
+        dst,
+        src,
+        in_base: (in_first - in_start) / iu,
+        out_base: (out_first - dst.0) / ou,
     }
 }
 
@@ -757,7 +845,7 @@ fn prepare(device: &GpuDevice, dispatches: &[Dispatch]) -> Recorded {
                 });
             }
             wgpu_device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("ewise bindings"),
+                label: Some(d.walk.label()),
                 layout: &d.pipeline.get_bind_group_layout(0),
                 entries: &entries,
             })
@@ -769,6 +857,8 @@ fn prepare(device: &GpuDevice, dispatches: &[Dispatch]) -> Recorded {
             .zip(groups)
             .map(|(d, group)| (Arc::clone(&d.pipeline), group, d.grid))
             .collect(),
+        #[cfg(test)]
+        walks: dispatches.iter().map(|d| d.walk).collect(),
     }
 }
 
@@ -808,16 +898,11 @@ mod tests {
         assert_eq!(Body::of(1, 1, 10, (1, 1)), None);
     }
 
-    /// The dispatches one execution of SIGN or IS_INFINITY (to UINT8) on `n` packed
-    /// elements of `data_type` records with the input at `in_offset` of one buffer and
-    /// the output at `out_offset` of another; `None` without an adapter.
-    fn steps(
-        data_type: ewise_core::DataType,
-        sign: bool,
-        n: u32,
-        offsets: (u64, u64),
-    ) -> Option<usize> {
-        use ewise_core::{DataType, Extensions, InfinityMode};
+    /// The walks of the dispatches one execution of `desc` records with the input at
+    /// `offsets.0` of one buffer and the output at `offsets.1` of another, in order;
+    /// `None` without an adapter.
+    pub(super) fn walks(desc: &OperatorDesc, offsets: (u64, u64)) -> Option<Vec<Walk>> {
+        use ewise_core::Extensions;
         let device = match GpuDevice::builder()
             .allow_software(true)
             .extensions(Extensions::Enabled)
@@ -831,15 +916,7 @@ mod tests {
             }
             Err(e) => panic!("{e}"),
         };
-        let size = data_type.size_in_bytes().unwrap() as u32;
-        let input = TensorDesc::new(data_type, &[n]).with_alignment(size);
-        let desc = if sign {
-            OperatorDesc::sign(input.clone(), input)
-        } else {
-            let output = TensorDesc::new(DataType::Uint8, &[n]).with_alignment(1);
-            OperatorDesc::is_infinity(input, output, InfinityMode::Either)
-        };
-        let op = device.create_operator(&desc).unwrap().compile().unwrap();
+        let op = device.create_operator(desc).unwrap().compile().unwrap();
         let (inb, outb) = (&desc.input(), &desc.output());
         let a = GpuBuffer::zeroed(&device, offsets.0 + inb.total_tensor_size_in_bytes).unwrap();
         let b = GpuBuffer::zeroed(&device, offsets.1 + outb.total_tensor_size_in_bytes).unwrap();
@@ -862,7 +939,28 @@ mod tests {
         )
         .unwrap();
         let kept = op.recorded.kept.lock().unwrap();
-        Some(kept[0].1.steps.len())
+        Some(kept[0].1.walks.clone())
+    }
+
+    /// The dispatches one execution of SIGN or IS_INFINITY (to UINT8) on `n` packed
+    /// elements of `data_type` records with the input at `in_offset` of one buffer and
+    /// the output at `out_offset` of another; `None` without an adapter.
+    fn steps(
+        data_type: ewise_core::DataType,
+        sign: bool,
+        n: u32,
+        offsets: (u64, u64),
+    ) -> Option<usize> {
+        use ewise_core::{DataType, InfinityMode};
+        let size = data_type.size_in_bytes().unwrap() as u32;
+        let input = TensorDesc::new(data_type, &[n]).with_alignment(size);
+        let desc = if sign {
+            OperatorDesc::sign(input.clone(), input)
+        } else {
+            let output = TensorDesc::new(DataType::Uint8, &[n]).with_alignment(1);
+            OperatorDesc::is_infinity(input, output, InfinityMode::Either)
+        };
+        Some(walks(&desc, offsets)?.len())
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //!
 //! - [`Walk::Vector`]: the contiguous walk in 16-byte units where both tensors line up
 //!   on 16 bytes ([`vector`]).
+//! - [`Walk::Rows`]: the same units over rows that are contiguous in both tensors and
+//!   start at the same 16-byte phase ([`rows`]).
 //!
 //! With `shared`, the input is read from the output's binding: in-place execution and
 //! disjoint ranges of one buffer (wgpu refuses one buffer bound twice in a dispatch with
@@ -26,6 +28,7 @@
 
 use std::fmt::Write;
 
+mod rows;
 mod vector;
 
 pub(crate) use vector::UNIT_BYTES;
@@ -119,6 +122,22 @@ pub(crate) enum Walk {
     /// As `Strided`, for 8- and 16-bit outputs packed in walking order: output element
     /// `out_base + t` for linear index `t`, one invocation per output word.
     StridedWords { dims: u32 },
+    /// The 16-byte aligned bodies of rows contiguous in both tensors, in 16-byte units of
+    /// output; the rows' positions taken apart along this many outer dimensions.
+    Rows { dims: u32 },
+}
+
+impl Walk {
+    /// A name for debugging tools: the label of the walk's bind groups.
+    pub(crate) fn label(&self) -> &'static str {
+        match self {
+            Walk::Contiguous => "ewise contiguous",
+            Walk::Vector => "ewise vector",
+            Walk::Strided { .. } => "ewise strided",
+            Walk::StridedWords { .. } => "ewise strided words",
+            Walk::Rows { .. } => "ewise rows",
+        }
+    }
 }
 
 /// Everything that makes one compute pipeline.
@@ -165,7 +184,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
     let atomic = key.atomic();
     let word = if atomic { "atomic<u32>" } else { "u32" };
     let dims = match key.walk {
-        Walk::Contiguous | Walk::Vector => 0,
+        Walk::Contiguous | Walk::Vector | Walk::Rows { .. } => 0,
         Walk::Strided { dims } | Walk::StridedWords { dims } => dims,
     };
     s.push_str("struct Params {\n    limit: u32,\n    grid_x: u32,\n    in_base: u32,\n    out_base: u32,\n    count: u32,\n    skip_at: u32,\n    skip: u32,\n    pad: u32,\n");
@@ -189,7 +208,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
     s.push_str(&load_fn(key.in_size));
     s.push_str(&op_fn(key.op));
     match key.walk {
-        Walk::Vector => return vector::source(key),
+        Walk::Vector | Walk::Rows { .. } => return vector::source(key),
         Walk::Contiguous if key.out_size < 4 => contiguous_words(&mut s, key),
         Walk::StridedWords { dims } => strided_words(&mut s, key, dims),
         Walk::Contiguous => {

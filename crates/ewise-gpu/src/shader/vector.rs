@@ -15,6 +15,9 @@
 //! Uniform parameters (the [`super::PARAMS_HEADER`] block): `grid_x` the invocations of
 //! a grid row, `in_base` and `out_base` the vector index of the body's first input and
 //! output vector in their windows, `count` the units of the body.
+//!
+//! The row walk ([`Walk::Rows`], [`super::rows`]) runs the same body and differs only in
+//! `at(u)`, which maps unit `u` to its first input vector and its output vector.
 
 use std::fmt::Write;
 
@@ -51,10 +54,21 @@ impl KernelKey {
     }
 }
 
-/// The WGSL source of a [`Walk::Vector`] kernel.
+/// The WGSL source of a [`Walk::Vector`] or [`Walk::Rows`] kernel.
 pub(crate) fn source(key: &KernelKey) -> String {
     let mut s = String::with_capacity(4096);
-    s.push_str("struct Params {\n    limit: u32,\n    grid_x: u32,\n    in_base: u32,\n    out_base: u32,\n    count: u32,\n    skip_at: u32,\n    skip: u32,\n    pad: u32,\n};\n@group(0) @binding(0) var<uniform> p: Params;\n@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n");
+    let r = key.vectors_in();
+    match key.walk {
+        Walk::Rows { dims } => super::rows::params_and_at(&mut s, dims, r),
+        _ => {
+            s.push_str("struct Params {\n    limit: u32,\n    grid_x: u32,\n    in_base: u32,\n    out_base: u32,\n    count: u32,\n    skip_at: u32,\n    skip: u32,\n    pad: u32,\n};\n@group(0) @binding(0) var<uniform> p: Params;\n");
+            let _ = writeln!(
+                s,
+                "fn at(u: u32) -> vec2<u32> {{ return vec2<u32>(p.in_base + u * {r}u, p.out_base + u); }}"
+            );
+        }
+    }
+    s.push_str("@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n");
     let read = if key.shared {
         "dst[v]"
     } else {
@@ -63,7 +77,7 @@ pub(crate) fn source(key: &KernelKey) -> String {
     };
     let _ = writeln!(s, "fn vin(v: u32) -> vec4<u32> {{ return {read}; }}");
     s.push_str(&unit_fn(key));
-    main_fn(&mut s, key.vectors_in(), key.unroll());
+    main_fn(&mut s, r, key.unroll());
     s
 }
 
@@ -154,32 +168,28 @@ fn is_inf_swar(size: u32, inf: u64, mode: InfinityMode) -> String {
 }
 
 /// The entry point: `unroll` units per invocation, `r` input vectors each, every load
-/// before the first store.
+/// before the first store. `at(u)` gives unit `u`'s first input vector and its output
+/// vector.
 fn main_fn(s: &mut String, r: u32, unroll: u32) {
     let _ = write!(
         s,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n    let t = gid.x + gid.y * p.grid_x;\n    let u0 = (t - t % {WORKGROUP}u) * {unroll}u + t % {WORKGROUP}u;\n    if (u0 >= p.count) {{ return; }}\n"
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n    let t = gid.x + gid.y * p.grid_x;\n    let u0 = (t - t % {WORKGROUP}u) * {unroll}u + t % {WORKGROUP}u;\n    if (u0 >= p.count) {{ return; }}\n    let x0 = at(u0);\n"
     );
     for j in 1..unroll {
         let _ = writeln!(
             s,
-            "    let u{j} = u0 + {}u;\n    let l{j} = select(u0, u{j}, u{j} < p.count);",
+            "    let u{j} = u0 + {}u;\n    let x{j} = at(select(u0, u{j}, u{j} < p.count));",
             j * WORKGROUP
         );
     }
     for j in 0..unroll {
-        let at = if j == 0 {
-            "u0".to_string()
-        } else {
-            format!("l{j}")
-        };
         for k in 0..r {
-            let _ = writeln!(s, "    let a{j}_{k} = vin(p.in_base + {at} * {r}u + {k}u);");
+            let _ = writeln!(s, "    let a{j}_{k} = vin(x{j}.x + {k}u);");
         }
     }
     for j in 0..unroll {
         let args: Vec<String> = (0..r).map(|k| format!("a{j}_{k}")).collect();
-        let store = format!("dst[p.out_base + u{j}] = unit({});", args.join(", "));
+        let store = format!("dst[x{j}.y] = unit({});", args.join(", "));
         if j == 0 {
             let _ = writeln!(s, "    {store}");
         } else {
@@ -237,7 +247,7 @@ mod tests {
             .unwrap();
         let src = source(&v);
         let last_load = src.rfind("= vin(").unwrap();
-        let first_store = src.find("dst[p.out_base").unwrap();
+        let first_store = src.find("dst[x").unwrap();
         assert!(last_load < first_store, "{src}");
         assert!(src.contains("array<vec4<u32>>"));
     }
