@@ -47,7 +47,7 @@ use ewise_core::{DataType, NanPolicy};
 
 use super::formats::{FloatFormat, BF16, F16, F32, F64};
 use super::ops::{SignFloat, SignSigned, SignUnsigned};
-use super::sign_x86::{self, Simd, Width};
+use super::sign_x86::{self, simd_impl, Simd, Width};
 use super::Kernel;
 
 /// The AVX2 SIGN kernel for a data type and NaN policy; `None` for types SIGN does not
@@ -87,55 +87,29 @@ unsafe fn run<M: Simd<Ymm>, const STREAM: bool>(src: *const M::In, dst: *mut M::
 macro_rules! float_simd {
     ($f:ty, $bits:ty, $v:ty, $load:ident, $store:ident, $stream:ident, $cmp:ident,
      $blendv:ident, $blendvname:literal, $and:ident, $set1:ident, $zero:ident) => {
-        #[allow(unsafe_code)]
-        impl<const PROPAGATE: bool> Simd<Ymm> for SignFloat<$f, PROPAGATE> {
-            type V = $v;
-            const COMPARES_FLOATS: bool = true;
-
-            #[inline]
-            #[target_feature(enable = "avx2")]
-            unsafe fn load(p: *const $bits) -> $v {
-                // SAFETY: as the trait requires; the load has no alignment requirement.
-                unsafe { $load(p.cast()) }
+        simd_impl!([const PROPAGATE: bool] SignFloat<$f, PROPAGATE> => Ymm, "avx2", $bits, $v,
+            true, ($load, $store, $stream), |x| {
+            let nonzero = $cmp::<_CMP_NEQ_OQ>(x, $zero());
+            // ±1 by the sign bit, in assembly: LLVM turns the blend intrinsic into an and
+            // and an or, two operations instead of one.
+            let one: $v;
+            // SAFETY: one register-only AVX instruction (the caller has AVX2 enabled).
+            unsafe {
+                std::arch::asm!(
+                    concat!("v", $blendvname, " {d}, {a}, {b}, {m}"),
+                    d = lateout(ymm_reg) one,
+                    a = in(ymm_reg) $set1(1.0),
+                    b = in(ymm_reg) $set1(-1.0),
+                    m = in(ymm_reg) x,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
             }
-
-            #[inline]
-            #[target_feature(enable = "avx2")]
-            unsafe fn store<const STREAM: bool>(p: *mut $bits, v: $v) {
-                // SAFETY: as the trait requires.
-                unsafe {
-                    match STREAM {
-                        true => $stream(p.cast(), v),
-                        false => $store(p.cast(), v),
-                    }
-                }
+            let sign = $and(nonzero, one);
+            match PROPAGATE {
+                true => $blendv(sign, x, $cmp::<_CMP_UNORD_Q>(x, x)),
+                false => sign,
             }
-
-            #[inline]
-            #[target_feature(enable = "avx2")]
-            unsafe fn vector(x: $v) -> $v {
-                let nonzero = $cmp::<_CMP_NEQ_OQ>(x, $zero());
-                // ±1 by the sign bit, in assembly: LLVM turns the blend intrinsic into an
-                // and and an or, two operations instead of one.
-                let one: $v;
-                // SAFETY: one register-only AVX instruction (the caller has AVX2 enabled).
-                unsafe {
-                    std::arch::asm!(
-                        concat!("v", $blendvname, " {d}, {a}, {b}, {m}"),
-                        d = lateout(ymm_reg) one,
-                        a = in(ymm_reg) $set1(1.0),
-                        b = in(ymm_reg) $set1(-1.0),
-                        m = in(ymm_reg) x,
-                        options(pure, nomem, nostack, preserves_flags),
-                    );
-                }
-                let sign = $and(nonzero, one);
-                match PROPAGATE {
-                    true => $blendv(sign, x, $cmp::<_CMP_UNORD_Q>(x, x)),
-                    false => sign,
-                }
-            }
-        }
+        });
     };
 }
 
@@ -170,36 +144,8 @@ float_simd!(
 
 macro_rules! int_simd {
     ([$($generics:tt)*] $m:ty, $t:ty, |$x:ident| $body:expr) => {
-        #[allow(unsafe_code)]
-        impl<$($generics)*> Simd<Ymm> for $m {
-            type V = __m256i;
-            const COMPARES_FLOATS: bool = false;
-
-            #[inline]
-            #[target_feature(enable = "avx2")]
-            unsafe fn load(p: *const $t) -> __m256i {
-                // SAFETY: as the trait requires; the load has no alignment requirement.
-                unsafe { _mm256_loadu_si256(p.cast()) }
-            }
-
-            #[inline]
-            #[target_feature(enable = "avx2")]
-            unsafe fn store<const STREAM: bool>(p: *mut $t, v: __m256i) {
-                // SAFETY: as the trait requires.
-                unsafe {
-                    match STREAM {
-                        true => _mm256_stream_si256(p.cast(), v),
-                        false => _mm256_storeu_si256(p.cast(), v),
-                    }
-                }
-            }
-
-            #[inline]
-            #[target_feature(enable = "avx2")]
-            unsafe fn vector($x: __m256i) -> __m256i {
-                $body
-            }
-        }
+        simd_impl!([$($generics)*] $m => Ymm, "avx2", $t, __m256i, false,
+            (_mm256_loadu_si256, _mm256_storeu_si256, _mm256_stream_si256), |$x| $body);
     };
     ($m:ty, $t:ty, |$x:ident| $body:expr) => {
         int_simd!([] $m, $t, |$x| $body);

@@ -35,7 +35,7 @@ use ewise_core::{DataType, NanPolicy};
 
 use super::formats::{FloatFormat, BF16, F16, F32, F64};
 use super::ops::SignFloat;
-use super::sign_x86::{self, Simd, Width};
+use super::sign_x86::{self, simd_impl, Simd, Width};
 use super::Kernel;
 
 /// The AVX-512 SIGN kernel for a float data type and NaN policy; `None` for the others
@@ -120,37 +120,10 @@ const fn fixup_table(propagate: bool) -> u32 {
 macro_rules! float_simd {
     ($f:ty, $bits:ty, $v:ty, $load:ident, $store:ident, $stream:ident, $fixup:ident,
      $set1:ident) => {
-        #[allow(unsafe_code)]
-        impl<const PROPAGATE: bool> Simd<YmmVl> for SignFloat<$f, PROPAGATE> {
-            type V = $v;
-            const COMPARES_FLOATS: bool = true;
-
-            #[inline]
-            #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-            unsafe fn load(p: *const $bits) -> $v {
-                // SAFETY: as the trait requires; the load has no alignment requirement.
-                unsafe { $load(p.cast()) }
-            }
-
-            #[inline]
-            #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-            unsafe fn store<const STREAM: bool>(p: *mut $bits, v: $v) {
-                // SAFETY: as the trait requires.
-                unsafe {
-                    match STREAM {
-                        true => $stream(p.cast(), v),
-                        false => $store(p.cast(), v),
-                    }
-                }
-            }
-
-            #[inline]
-            #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-            unsafe fn vector(x: $v) -> $v {
-                // No flags asked (0): no class raises an exception.
-                $fixup::<0>(x, x, $set1(fixup_table(PROPAGATE) as _))
-            }
-        }
+        // No flags asked (0): no class raises an exception.
+        simd_impl!([const PROPAGATE: bool] SignFloat<$f, PROPAGATE> => YmmVl,
+            "avx512f,avx512bw,avx512dq,avx512vl", $bits, $v, true, ($load, $store, $stream),
+            |x| $fixup::<0>(x, x, $set1(fixup_table(PROPAGATE) as _)));
     };
 }
 
@@ -175,36 +148,10 @@ float_simd!(
     _mm256_set1_epi64x
 );
 
-#[allow(unsafe_code)]
-impl<F: FloatFormat<Bits = u16>, const PROPAGATE: bool> Simd<Zmm> for SignFloat<F, PROPAGATE> {
-    type V = __m512i;
-    const COMPARES_FLOATS: bool = false;
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-    unsafe fn load(p: *const u16) -> __m512i {
-        // SAFETY: as the trait requires; the load has no alignment requirement.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-    unsafe fn store<const STREAM: bool>(p: *mut u16, v: __m512i) {
-        // SAFETY: as the trait requires.
-        unsafe {
-            match STREAM {
-                true => _mm512_stream_si512(p.cast(), v),
-                false => _mm512_storeu_si512(p.cast(), v),
-            }
-        }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-    unsafe fn vector(x: __m512i) -> __m512i {
-        sign_16::<F, PROPAGATE>(x)
-    }
-}
+simd_impl!([F: FloatFormat<Bits = u16>, const PROPAGATE: bool] SignFloat<F, PROPAGATE> => Zmm,
+    "avx512f,avx512bw,avx512dq,avx512vl", u16, __m512i, false,
+    (_mm512_loadu_si512, _mm512_storeu_si512, _mm512_stream_si512),
+    |x| sign_16::<F, PROPAGATE>(x));
 
 /// SIGN of float16 or bfloat16 lanes `x` in integer operations, as [`SignFloat`].
 #[inline]

@@ -59,6 +59,47 @@ pub(super) trait Simd<W: Width>: Map<Out = <Self as Map>::In> {
     unsafe fn vector(x: Self::V) -> Self::V;
 }
 
+/// Implements [`Simd`] of width `$w` for `$m`, on elements `$t` in vectors `$v`, with
+/// the instruction sets `$features` enabled: `$load` and `$store` are unaligned, `$stream`
+/// the streaming store, `|$x| $body` the vector form, and `$floats` is
+/// [`Simd::COMPARES_FLOATS`].
+macro_rules! simd_impl {
+    ([$($generics:tt)*] $m:ty => $w:ty, $features:literal, $t:ty, $v:ty, $floats:expr,
+     ($load:path, $store:path, $stream:path), |$x:ident| $body:expr) => {
+        #[allow(unsafe_code)]
+        impl<$($generics)*> $crate::kernels::sign_x86::Simd<$w> for $m {
+            type V = $v;
+            const COMPARES_FLOATS: bool = $floats;
+
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn load(p: *const $t) -> $v {
+                // SAFETY: as the trait requires; the load has no alignment requirement.
+                unsafe { $load(p.cast()) }
+            }
+
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn store<const STREAM: bool>(p: *mut $t, v: $v) {
+                // SAFETY: as the trait requires.
+                unsafe {
+                    match STREAM {
+                        true => $stream(p.cast(), v),
+                        false => $store(p.cast(), v),
+                    }
+                }
+            }
+
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn vector($x: $v) -> $v {
+                $body
+            }
+        }
+    };
+}
+pub(super) use simd_impl;
+
 /// The kernel of `M` in `W`'s vectors.
 pub(super) fn kernel<W: Width, M: Simd<W>>() -> Kernel {
     Kernel {
