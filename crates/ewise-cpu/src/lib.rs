@@ -51,7 +51,7 @@ pub use buffer::{Buffer, BufferRef};
 pub use cache::{stream_threshold, StreamThreshold, STREAM_THRESHOLD_ENV};
 pub use device::{CompiledOperator, Device, DeviceBuilder, Operator};
 pub use ewise_core::*;
-pub use kernels::isa::{selected as instruction_set, InstructionSet, FORCE_PORTABLE_ENV};
+pub use kernels::isa::{selected as instruction_set, InstructionSet, FORCE_PORTABLE_ENV, ISA_ENV};
 pub use parallel::{
     available_cores, max_threads, thread_pieces, Parallelism, MAX_THREADS, MEDIUM_THRESHOLD_BYTES,
     MIN_PIECE_BYTES, PARALLEL_THRESHOLD_BYTES, THREADS_PER_CORE,
