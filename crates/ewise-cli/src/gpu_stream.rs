@@ -1,7 +1,8 @@
 //! The data path on the GPU: [`ewise_gpu::stream`] moves the elements through a ring
 //! of GPU buffers, chunk by chunk, while the ends here read them from the input file and
 //! write the results out. Memory stays bounded, on the host and on the GPU, whatever
-//! the file size: two slots of three buffers, each at most [`GPU_CHUNK_BYTES`] long.
+//! the file size: on the GPU, [`ewise_gpu::stream::SLOTS`] sets of four buffers (upload,
+//! input, output, download), each at most [`GPU_CHUNK_BYTES`] long.
 
 use std::io::Read;
 

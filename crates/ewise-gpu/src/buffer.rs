@@ -4,6 +4,7 @@ use wgpu::util::DeviceExt;
 
 use crate::device::{self, GpuDevice};
 use crate::error::{GpuError, Result};
+use crate::staging;
 
 /// Usages of buffers that ewise makes: bound as storage, uploaded to and downloaded from.
 pub const BUFFER_USAGES: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -131,7 +132,10 @@ impl GpuBuffer {
     }
 
     /// Writes `bytes` at `offset` (a multiple of 4; the length too, unless it reaches
-    /// the buffer's end), in queue order: before work submitted after this call.
+    /// the buffer's end), in queue order: before work submitted after this call. Writes
+    /// of 64 KiB or more go through the device's kept upload buffers, mapped ahead of
+    /// use, and are submitted at once; smaller ones are staged by wgpu and submitted
+    /// with the next submission.
     pub fn write(&self, device: &GpuDevice, offset: u64, bytes: &[u8]) -> Result<()> {
         self.check_process()?;
         device.check_process()?;
@@ -142,14 +146,50 @@ impl GpuBuffer {
         let whole = bytes.len() / 4 * 4;
         let mut tail = [0u8; 4];
         tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+        let tail = &tail[..padded_len as usize - whole];
+        if padded_len >= staging::MIN_BYTES {
+            return self.write_staged(device, offset, &bytes[..whole], tail);
+        }
         device.catch("uploading to a buffer", || {
             let queue = device.wgpu_queue();
             if whole > 0 {
                 queue.write_buffer(&self.buffer, offset, &bytes[..whole]);
             }
-            if (whole as u64) < padded_len {
-                queue.write_buffer(&self.buffer, offset + whole as u64, &tail);
+            if !tail.is_empty() {
+                queue.write_buffer(&self.buffer, offset + whole as u64, tail);
             }
+        })
+    }
+
+    /// Writes `whole` then `tail` at `offset` through a kept upload buffer.
+    fn write_staged(
+        &self,
+        device: &GpuDevice,
+        offset: u64,
+        whole: &[u8],
+        tail: &[u8],
+    ) -> Result<()> {
+        let during = "uploading to a buffer";
+        let len = (whole.len() + tail.len()) as u64;
+        let wgpu_device = device.wgpu_device();
+        let pool = &device.shared.uploads;
+        let staging = device.catch(during, || pool.take(wgpu_device, len))?;
+        {
+            let mut view = staging
+                .get_mapped_range_mut(..len)
+                .map_err(|e| GpuError::Wgpu {
+                    during,
+                    message: e.to_string(),
+                })?;
+            view.slice(..whole.len()).copy_from_slice(whole);
+            view.slice(whole.len()..).copy_from_slice(tail);
+        }
+        device.catch(during, || {
+            staging.unmap();
+            let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&staging, 0, &self.buffer, offset, len);
+            device.wgpu_queue().submit([encoder.finish()]);
+            pool.give_back(staging);
         })
     }
 
@@ -169,7 +209,7 @@ impl GpuBuffer {
         }
         let during = "downloading a buffer";
         let wgpu_device = device.wgpu_device();
-        let pool = &device.shared.staging;
+        let pool = &device.shared.downloads;
         let staging = device.catch(during, || {
             let staging = pool.take(wgpu_device, padded_len);
             let mut encoder = wgpu_device.create_command_encoder(&Default::default());

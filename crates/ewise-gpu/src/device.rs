@@ -10,7 +10,7 @@ use ewise_core::{validate, DeviceOptions, Extensions, FeatureLevel, NanPolicy, O
 use crate::error::{GpuError, Result};
 use crate::operator::GpuOperator;
 use crate::shader::{self, KernelKey};
-use crate::staging::StagingPool;
+use crate::staging::{Direction, StagingPool};
 
 /// Environment variable naming the backends to try, as a comma list (`vulkan`, `metal`,
 /// `dx12`), when the builder names none. Set to nothing but spaces and commas, it counts
@@ -422,7 +422,9 @@ pub(crate) struct Shared {
     options: DeviceOptions,
     pipelines: Mutex<HashMap<KernelKey, Arc<wgpu::ComputePipeline>>>,
     /// Download staging buffers kept between reads.
-    pub staging: StagingPool,
+    pub downloads: StagingPool,
+    /// Upload staging buffers kept (mapped) between writes.
+    pub uploads: StagingPool,
     /// The first error that reached the device's uncaptured-error handler (for devices
     /// ewise opened itself).
     uncaptured: Option<Arc<Mutex<Option<String>>>>,
@@ -434,7 +436,7 @@ impl Drop for Shared {
     fn drop(&mut self) {
         if forked(self.pid) {
             let pipelines = self.pipelines.get_mut().unwrap_or_else(|e| e.into_inner());
-            let staging = self.staging.take_all();
+            let staging = (self.downloads.take_all(), self.uploads.take_all());
             std::mem::forget((
                 self.device.clone(),
                 self.queue.clone(),
@@ -508,7 +510,8 @@ impl GpuDevice {
                 },
                 options: options.options,
                 pipelines: Mutex::new(HashMap::new()),
-                staging: StagingPool::default(),
+                downloads: StagingPool::new(Direction::Download),
+                uploads: StagingPool::new(Direction::Upload),
                 uncaptured,
                 pid: std::process::id(),
             }),
@@ -715,8 +718,26 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// An extended device on any adapter, software ones included; `None` without one,
+    /// unless `EWISE_REQUIRE_GPU=1` asks for a failure.
+    pub(crate) fn any_device() -> Option<GpuDevice> {
+        let built = GpuDevice::builder()
+            .allow_software(true)
+            .extensions(Extensions::Enabled)
+            .build();
+        match built {
+            Ok(d) => Some(d),
+            Err(GpuError::NoAdapter { .. })
+                if std::env::var("EWISE_REQUIRE_GPU").map_or(true, |v| v != "1") =>
+            {
+                None
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
 
     #[test]
     fn the_options_setters_and_options_give_the_same_builder() {

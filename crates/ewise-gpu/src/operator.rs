@@ -902,20 +902,7 @@ mod tests {
     /// `offsets.0` of one buffer and the output at `offsets.1` of another, in order;
     /// `None` without an adapter.
     pub(super) fn walks(desc: &OperatorDesc, offsets: (u64, u64)) -> Option<Vec<Walk>> {
-        use ewise_core::Extensions;
-        let device = match GpuDevice::builder()
-            .allow_software(true)
-            .extensions(Extensions::Enabled)
-            .build()
-        {
-            Ok(d) => d,
-            Err(crate::GpuError::NoAdapter { .. })
-                if std::env::var("EWISE_REQUIRE_GPU").map_or(true, |v| v != "1") =>
-            {
-                return None
-            }
-            Err(e) => panic!("{e}"),
-        };
+        let device = crate::device::tests::any_device()?;
         let op = device.create_operator(desc).unwrap().compile().unwrap();
         let (inb, outb) = (&desc.input(), &desc.output());
         let a = GpuBuffer::zeroed(&device, offsets.0 + inb.total_tensor_size_in_bytes).unwrap();

@@ -3,8 +3,11 @@
 //! downloads one chunk, the caller's [`ChunkEnds`] reads the next one in and writes the
 //! previous one out. Memory stays bounded whatever the count: on the host one staging
 //! buffer of at most one chunk (plus the caller's own), on the GPU [`SLOTS`] sets of
-//! buffers of one chunk each (the input, each output, each scratch buffer of the
-//! program, and one download buffer holding every output).
+//! buffers of one chunk each (an upload buffer, the input, each output, each scratch
+//! buffer of the program, and one download buffer holding every output). The upload
+//! and download buffers are host-visible and made once: each is mapped again as soon as
+//! its chunk is submitted, so a chunk's transfers never create a buffer or wait for one
+//! to map.
 //!
 //! ```no_run
 //! use ewise_core::{DataType, NanPolicy};
@@ -144,9 +147,12 @@ pub struct GpuStream {
 impl Drop for GpuStream {
     fn drop(&mut self) {
         if device::forked(self.device.shared.pid) {
-            let downloads: Vec<wgpu::Buffer> =
-                self.slots.iter().map(|s| s.download.clone()).collect();
-            std::mem::forget(downloads);
+            let transfers: Vec<(wgpu::Buffer, wgpu::Buffer)> = self
+                .slots
+                .iter()
+                .map(|s| (s.upload.clone(), s.download.clone()))
+                .collect();
+            std::mem::forget(transfers);
         }
     }
 }
@@ -297,15 +303,21 @@ impl GpuStream {
             let n = chunk.min(usize::try_from(count - next).unwrap_or(usize::MAX));
             ends.read(next, &mut self.host[..n * in_size])?;
             let operators = compiled(&mut self.compiled, &device, &self.program, n)?;
-            let host = &self.host[..words(n * in_size)];
-            device.catch("uploading a chunk", || {
-                device
-                    .wgpu_queue()
-                    .write_buffer(slot.input.wgpu_buffer(), 0, host);
-            })?;
+            let upload_len = words(n * in_size);
+            slot.fill_upload(&self.host[..upload_len])?;
             let mut encoder = wgpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("ewise stream"),
             });
+            device.catch("uploading a chunk", || {
+                slot.upload.unmap();
+                encoder.copy_buffer_to_buffer(
+                    &slot.upload,
+                    0,
+                    slot.input.wgpu_buffer(),
+                    0,
+                    upload_len as u64,
+                );
+            })?;
             for (step, operator) in self.program.steps().iter().zip(operators) {
                 let (in_total, out_total) = (
                     operator.input_desc().total_tensor_size_in_bytes,
@@ -349,7 +361,8 @@ impl GpuStream {
                 start: next,
                 len: n,
                 submission,
-                downloaded: map(&slot.download),
+                downloaded: map(&slot.download, wgpu::MapMode::Read),
+                uploadable: map(&slot.upload, wgpu::MapMode::Write),
             });
             next += n as u64;
         }
@@ -411,10 +424,12 @@ fn compiled<'a>(
     Ok(&cache[0].1)
 }
 
-/// One chunk's GPU buffers: the queue uploads it to `input`, the steps write `outputs`
-/// (through `scratch`), which are copied to their regions of `download` to be read.
+/// One chunk's GPU buffers: it is written to `upload` and copied to `input`, the steps
+/// write `outputs` (through `scratch`), which are copied to their regions of `download`
+/// to be read. `upload` is mapped whenever no chunk of the slot is in flight.
 #[derive(Debug)]
 struct Slot {
+    upload: wgpu::Buffer,
     input: GpuBuffer,
     /// Per output: its buffer; the input's for an output that is a copy of it.
     outputs: Vec<GpuBuffer>,
@@ -449,6 +464,14 @@ impl Slot {
             .map(|&width| GpuBuffer::zeroed(device, words(capacity * width) as u64))
             .collect::<Result<Vec<_>>>()?;
         let wgpu_device = device.wgpu_device();
+        let upload = device.catch("creating an upload buffer", || {
+            wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ewise stream upload"),
+                size: words(capacity * input_size) as u64,
+                usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            })
+        })?;
         let download = device.catch("creating a download buffer", || {
             wgpu_device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("ewise stream download"),
@@ -458,6 +481,7 @@ impl Slot {
             })
         })?;
         Ok(Slot {
+            upload,
             input,
             outputs,
             scratch,
@@ -465,6 +489,17 @@ impl Slot {
             regions,
             capacity,
         })
+    }
+
+    /// Copies `bytes` (at most the input's capacity, in whole words) to the start of
+    /// the mapped upload buffer.
+    fn fill_upload(&self, bytes: &[u8]) -> Result<()> {
+        let mut view = self
+            .upload
+            .get_mapped_range_mut(..bytes.len() as u64)
+            .map_err(|e| wgpu_error("uploading a chunk", e))?;
+        view.copy_from_slice(bytes);
+        Ok(())
     }
 
     /// The buffer at `place`.
@@ -479,10 +514,10 @@ impl Slot {
 
 type Mapped = Receiver<Result<(), wgpu::BufferAsyncError>>;
 
-/// Asks for `buffer` to be mapped for reading once the work submitted so far is done.
-fn map(buffer: &wgpu::Buffer) -> Mapped {
+/// Asks for `buffer` to be mapped in `mode` once the work submitted so far is done.
+fn map(buffer: &wgpu::Buffer, mode: wgpu::MapMode) -> Mapped {
     let (sender, receiver) = mpsc::channel();
-    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+    buffer.map_async(mode, .., move |r| {
         let _ = sender.send(r);
     });
     receiver
@@ -495,7 +530,10 @@ struct InFlight {
     /// Its elements.
     len: usize,
     submission: wgpu::SubmissionIndex,
+    /// The download buffer's mapping, for reading the results.
     downloaded: Mapped,
+    /// The upload buffer's mapping, for the slot's next chunk.
+    uploadable: Mapped,
 }
 
 /// Waits for a chunk, hands its results to `ends` and releases the download buffer.
@@ -534,35 +572,49 @@ fn wgpu_error(during: &'static str, e: impl std::fmt::Display) -> GpuError {
 /// How long [`wait`] waits for a download buffer's mapping once its submission is done.
 const MAP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Waits until the chunk's submission has finished and its download buffer is mapped.
-/// The mapping's callback may run on another thread that polls the same device (after
-/// this thread's poll has returned), so the report is awaited, not only looked for.
+/// Waits until the chunk's submission has finished and its upload and download buffers
+/// are mapped. A mapping's callback may run on another thread that polls the same
+/// device (after this thread's poll has returned), so the reports are awaited, not only
+/// looked for.
 fn wait(device: &GpuDevice, chunk: &InFlight, during: &'static str) -> Result<()> {
-    let wgpu_device = device.wgpu_device();
-    wgpu_device
+    device
+        .wgpu_device()
         .poll(wgpu::PollType::Wait {
             submission_index: Some(chunk.submission.clone()),
             timeout: None,
         })
         .map_err(|e| wgpu_error(during, e))?;
     let deadline = std::time::Instant::now() + MAP_WAIT;
+    for mapping in [&chunk.downloaded, &chunk.uploadable] {
+        await_mapping(device, mapping, deadline, during)?;
+    }
+    device.take_uncaptured(during)
+}
+
+/// Waits for `mapping`'s report, polling the device, until `deadline`.
+fn await_mapping(
+    device: &GpuDevice,
+    mapping: &Mapped,
+    deadline: std::time::Instant,
+    during: &'static str,
+) -> Result<()> {
     let report = loop {
-        match chunk.downloaded.try_recv() {
+        match mapping.try_recv() {
             Ok(r) => break r,
             Err(mpsc::TryRecvError::Empty) if std::time::Instant::now() < deadline => {
-                wgpu_device
+                device
+                    .wgpu_device()
                     .poll(wgpu::PollType::wait_indefinitely())
                     .map_err(|e| wgpu_error(during, e))?;
                 let pause = std::time::Duration::from_millis(1);
-                if let Ok(r) = chunk.downloaded.recv_timeout(pause) {
+                if let Ok(r) = mapping.recv_timeout(pause) {
                     break r;
                 }
             }
             Err(_) => return Err(wgpu_error(during, "the buffer never mapped")),
         }
     };
-    report.map_err(|e| wgpu_error(during, e))?;
-    device.take_uncaptured(during)
+    report.map_err(|e| wgpu_error(during, e))
 }
 
 #[cfg(test)]

@@ -524,6 +524,89 @@ fn repeated_reads_of_any_length_give_their_ranges() {
     });
 }
 
+/// Writes of 64 KiB and more go through kept upload buffers and are submitted at once,
+/// smaller ones are staged by wgpu until the next submission: mixed on overlapping
+/// ranges, with odd ends at the buffer's end, around operators and from several
+/// threads, every write lands in call order and before the work submitted after it.
+#[test]
+fn writes_of_any_length_land_in_call_order() {
+    let Some(device) = device() else { return };
+    let len = (3 << 20) + 3;
+    let buffer = GpuBuffer::zeroed(device, len as u64).unwrap();
+    let mut expected = vec![0u8; len];
+    let writes = [
+        (0, 4),
+        (4, (64 << 10) - 4),
+        (0, 64 << 10),
+        (8, (64 << 10) + 4),
+        (60 << 10, 4096),
+        (1 << 20, 2 << 20),
+        (1 << 20, 12),
+        (0, len),
+        ((1 << 20) + 8, 64 << 10),
+        (len - 3, 3),
+        (len - (100 << 10) - 3, (100 << 10) + 3),
+        (4, 8),
+    ];
+    for round in 0..3u64 {
+        for (k, &(at, n)) in writes.iter().enumerate() {
+            let data = noise(n, round * 100 + k as u64);
+            buffer.write(device, at as u64, &data).unwrap();
+            expected[at..at + n].copy_from_slice(&data);
+        }
+        assert!(buffer.read(device).unwrap() == expected, "round {round}");
+    }
+
+    let sign = device
+        .create_operator(&OperatorDesc::sign(
+            TensorDesc::new(Int32, &[1, 1, 1, 1 << 16]),
+            TensorDesc::new(Int32, &[1, 1, 1, 1 << 16]),
+        ))
+        .unwrap()
+        .compile()
+        .unwrap();
+    let signs = |bytes: &[u8]| -> Vec<u8> {
+        bytes
+            .chunks_exact(4)
+            .flat_map(|w| {
+                i32::from_ne_bytes([w[0], w[1], w[2], w[3]])
+                    .signum()
+                    .to_ne_bytes()
+            })
+            .collect()
+    };
+    let output = GpuBuffer::zeroed(device, 1 << 18).unwrap();
+    for n in [256 << 10, 4096] {
+        let (first, second) = (noise(n, 1), noise(n, 2));
+        buffer.write(device, 0, &first).unwrap();
+        sign.execute(
+            &[&buffer, &output],
+            &[b(0, 0, 1 << 18)],
+            &[b(1, 0, 1 << 18)],
+        )
+        .unwrap();
+        buffer.write(device, 0, &second).unwrap();
+        let out = output.read_range(device, 0, n as u64).unwrap();
+        assert!(out == signs(&first), "{n}-byte writes around an execution");
+        assert!(buffer.read_range(device, 0, n as u64).unwrap() == second);
+    }
+
+    std::thread::scope(|s| {
+        for t in 0..3usize {
+            let buffer = &buffer;
+            s.spawn(move || {
+                let at = t << 20;
+                for k in 0..4u64 {
+                    let data = noise(512 << 10, t as u64 * 10 + k);
+                    buffer.write(device, at as u64, &data).unwrap();
+                    let back = buffer.read_range(device, at as u64, 512 << 10).unwrap();
+                    assert!(back == data, "thread {t}, write {k}");
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn a_callers_wgpu_device_runs_the_operators() {
     let Some(ours) = device() else { return };
