@@ -111,6 +111,7 @@ pub struct GpuDeviceBuilder {
     allow_software: bool,
     options: DeviceOptions,
     max_binding_size: Option<u64>,
+    max_workgroups: Option<u32>,
 }
 
 impl GpuDeviceBuilder {
@@ -173,6 +174,14 @@ impl GpuDeviceBuilder {
     /// the adapter's storage offset alignment are raised to that.
     pub fn max_binding_size(mut self, bytes: u64) -> Self {
         self.max_binding_size = Some(bytes);
+        self
+    }
+
+    /// Caps the workgroups one dispatch may launch along each grid dimension below the
+    /// adapter's limit (at least 1), so that grids of two dimensions, which long runs
+    /// take on real hardware, can be tested on small tensors.
+    pub fn max_workgroups_per_dimension(mut self, workgroups: u32) -> Self {
+        self.max_workgroups = Some(workgroups.max(1));
         self
     }
 
@@ -506,7 +515,11 @@ impl GpuDevice {
                     binding: binding & !3,
                     storage_alignment,
                     uniform_alignment: u64::from(l.min_uniform_buffer_offset_alignment),
-                    workgroups: l.max_compute_workgroups_per_dimension,
+                    workgroups: options
+                        .max_workgroups
+                        .map_or(l.max_compute_workgroups_per_dimension, |cap| {
+                            cap.min(l.max_compute_workgroups_per_dimension)
+                        }),
                 },
                 options: options.options,
                 pipelines: Mutex::new(HashMap::new()),

@@ -903,6 +903,19 @@ mod tests {
     /// `None` without an adapter.
     pub(super) fn walks(desc: &OperatorDesc, offsets: (u64, u64)) -> Option<Vec<Walk>> {
         let device = crate::device::tests::any_device()?;
+        let dispatches = dispatches(&device, desc, offsets);
+        Some(dispatches.into_iter().map(|(walk, _)| walk).collect())
+    }
+
+    /// The walk and grid of each dispatch one execution of `desc` on `device` records
+    /// with the input at `offsets.0` of one buffer and the output at `offsets.1` of
+    /// another, in order.
+    fn dispatches(
+        device: &GpuDevice,
+        desc: &OperatorDesc,
+        offsets: (u64, u64),
+    ) -> Vec<(Walk, (u32, u32))> {
+        let device = device.clone();
         let op = device.create_operator(desc).unwrap().compile().unwrap();
         let (inb, outb) = (&desc.input(), &desc.output());
         let a = GpuBuffer::zeroed(&device, offsets.0 + inb.total_tensor_size_in_bytes).unwrap();
@@ -926,7 +939,63 @@ mod tests {
         )
         .unwrap();
         let kept = op.recorded.kept.lock().unwrap();
-        Some(kept[0].1.walks.clone())
+        let recorded = &kept[0].1;
+        let grids = recorded.steps.iter().map(|step| step.2);
+        recorded.walks.iter().copied().zip(grids).collect()
+    }
+
+    #[test]
+    fn dispatches_beyond_a_row_of_workgroups_take_a_second_grid_dimension() {
+        use ewise_core::DataType::*;
+        let Some(device) = crate::device::tests::any_device() else {
+            return;
+        };
+        let capped = GpuDevice::builder()
+            .allow_software(true)
+            .adapter(device.adapter().name.clone())
+            .max_workgroups_per_dimension(256)
+            .build()
+            .unwrap();
+        assert_eq!(capped.shared.limits.workgroups, 256);
+        // Beyond 256 x 256 x 4 units (4 Mi int8, 1 Mi float32) and 256 x 256 words.
+        let n = 5 << 20;
+        let f16 = TensorDesc::new(Float16, &[n]).with_alignment(2);
+        let cases = [
+            (Float32, (0, 0), true),
+            (Int8, (0, 0), true),
+            (Float16, (0, 2), false),
+        ];
+        for (data_type, offsets, vector) in cases {
+            let size = data_type.size_in_bytes().unwrap() as u32;
+            let t = TensorDesc::new(data_type, &[n]).with_alignment(size);
+            let desc = if data_type == Float16 {
+                OperatorDesc::sign(f16.clone(), f16.clone())
+            } else {
+                OperatorDesc::sign(t.clone(), t)
+            };
+            let recorded = dispatches(&capped, &desc, offsets);
+            let (walk, grid) = recorded[0];
+            assert_eq!(matches!(walk, Walk::Vector { .. }), vector, "{walk:?}");
+            assert_eq!(grid.0, 256, "{data_type:?}: {recorded:?}");
+            assert!(grid.1 >= 2, "{data_type:?}: {recorded:?}");
+        }
+        let transposed = OperatorDesc::sign(
+            TensorDesc::strided(Float32, &[1024, 1280], &[1, 1024]),
+            TensorDesc::new(Float32, &[1024, 1280]),
+        );
+        let rows = OperatorDesc::sign(
+            TensorDesc::strided(Float32, &[1024, 1200], &[1280, 1]),
+            TensorDesc::new(Float32, &[1024, 1200]),
+        );
+        let tall = |recorded: &[(Walk, (u32, u32))], rows: bool| {
+            recorded
+                .iter()
+                .any(|(walk, grid)| matches!(walk, Walk::Rows { .. }) == rows && grid.1 >= 2)
+        };
+        let recorded = dispatches(&capped, &transposed, (0, 0));
+        assert!(tall(&recorded, false), "{recorded:?}");
+        let recorded = dispatches(&capped, &rows, (0, 0));
+        assert!(tall(&recorded, true), "{recorded:?}");
     }
 
     /// The dispatches one execution of SIGN or IS_INFINITY (to UINT8) on `n` packed

@@ -8,8 +8,8 @@
 
 mod common;
 
-use common::{both, device, input, noise, size, tiny_device, Run};
-use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
+use common::{both, device, input, noise, size, tiny_device, try_device, Run};
+use ewise_core::{DataType, Extensions, InfinityMode, NanPolicy, OperatorDesc, TensorDesc};
 use ewise_gpu::GpuDevice;
 
 use DataType::*;
@@ -327,5 +327,49 @@ fn phases_that_never_meet_run_scalar() {
                 check(device, &desc, policy, &start, run);
             }
         }
+    }
+}
+
+/// Runs longer than a row of workgroups: with 256 workgroups per grid dimension, long
+/// contiguous runs (vector and scalar walks), a transposed tensor and padded rows all
+/// need a second grid dimension, and still give the CPU's bytes.
+#[test]
+fn long_runs_on_grids_of_two_dimensions() {
+    let builder = GpuDevice::builder()
+        .extensions(Extensions::Enabled)
+        .max_workgroups_per_dimension(256);
+    let Some(device) = try_device(builder) else {
+        return;
+    };
+    let n = (5 << 20) + 7;
+    let cases = [
+        (sign(Float32, n / 4), (0, 0)),
+        (sign(Float32, n / 4), (4, 0)),
+        (sign(Int8, n), (1, 1)),
+        (sign(Float16, n / 2), (0, 2)),
+        (is_inf(Float64, n / 8, InfinityMode::Either, Uint8), (8, 3)),
+        (
+            OperatorDesc::sign(
+                TensorDesc::strided(Float32, &[1024, 1280], &[1, 1024]),
+                TensorDesc::new(Float32, &[1024, 1280]),
+            ),
+            (0, 0),
+        ),
+        (
+            OperatorDesc::sign(
+                TensorDesc::strided(Float32, &[1024, 1200], &[1280, 1]),
+                TensorDesc::new(Float32, &[1024, 1200]),
+            ),
+            (16, 32),
+        ),
+    ];
+    for (k, (desc, offsets)) in cases.iter().enumerate() {
+        let (start, run) = two_buffers(desc, *offsets, 40 + k as u64);
+        let policy = if desc.input().data_type.is_float() {
+            NanPolicy::Propagate
+        } else {
+            NanPolicy::Zero
+        };
+        check(&device, desc, policy, &start, run);
     }
 }
