@@ -7,6 +7,8 @@ in interleaved rounds:
   sign      ewise sign --semantics onnx x.npy out.npy
   run-1     ewise run sign.onnx -i x=x.npy -o out/      (the same bytes as sign)
   run-2     ewise run two.onnx -i x=x.npy -o out/       (Sign -> IsInf: bool output)
+  copy      dd if=x.npy of=out.npy bs=8M conv=fsync     (the host-copy limit: the same
+            bytes read and written, synced as ewise syncs its outputs)
 each with a warm page cache (the input read just before) and a cold one (the input's
 pages dropped with posix_fadvise(DONTNEED) first, which needs no root; the outputs are
 removed and synced away before every command). Reports the median wall time, the ratio
@@ -149,6 +151,7 @@ def main():
             name: [args.ewise, "run", model, "-i", f"x={x}", "-o", out_dir, *device]
             for name, model in models.items()
         },
+        "copy": ["dd", f"if={x}", f"of={out_file}", "bs=8M", "conv=fsync", "status=none"],
     }
 
     results = {(name, cache): [] for name in commands for cache in ("warm", "cold")}

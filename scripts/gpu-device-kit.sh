@@ -46,7 +46,8 @@ prepare() {
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] != ["bin"]:
-        if m["target"]["name"] in ("api", "exhaustive", "layouts", "timing", "gpu", "ewise_cpu"):
+        if m["target"]["name"] in ("api", "exhaustive", "layouts", "rows", "stream", "timing",
+                                   "vector", "gpu", "ewise_cpu", "ewise_gpu"):
             print(m["executable"])')"
     for t in $tests; do
         cp "$t" "$kit/tests/"
