@@ -607,6 +607,29 @@ fn writes_of_any_length_land_in_call_order() {
     });
 }
 
+/// A caller's buffer without `COPY_DST` cannot be written: small and staged writes are
+/// both a `GpuError::Wgpu`, and the device's later transfers still work.
+#[test]
+fn writes_to_a_buffer_without_copy_dst_are_errors() {
+    let Some(device) = device() else { return };
+    let raw = device.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("caller's, not writable"),
+        size: 256 << 10,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let buffer = GpuBuffer::from_wgpu(raw).unwrap();
+    for n in [4, 256 << 10] {
+        let err = buffer.write(device, 0, &vec![1; n]).unwrap_err();
+        assert!(matches!(err, GpuError::Wgpu { .. }), "{n} bytes: {err}");
+        assert!(buffer.read(device).unwrap().iter().all(|&b| b == 0));
+    }
+    let writable = GpuBuffer::zeroed(device, 256 << 10).unwrap();
+    let data = noise(256 << 10, 5);
+    writable.write(device, 0, &data).unwrap();
+    assert!(writable.read(device).unwrap() == data);
+}
+
 #[test]
 fn a_callers_wgpu_device_runs_the_operators() {
     let Some(ours) = device() else { return };
