@@ -385,6 +385,18 @@ fn operators_recorded_into_one_encoder_run_in_order() {
     assert_eq!(flags, want);
 }
 
+/// SIGN of int32 elements in native byte order.
+fn int32_signs(bytes: &[u8]) -> Vec<u8> {
+    bytes
+        .chunks_exact(4)
+        .flat_map(|w| {
+            i32::from_ne_bytes([w[0], w[1], w[2], w[3]])
+                .signum()
+                .to_ne_bytes()
+        })
+        .collect()
+}
+
 #[test]
 fn recording_again_with_kept_or_new_bindings_gives_the_right_bits() {
     let Some(device) = device() else { return };
@@ -394,16 +406,6 @@ fn recording_again_with_kept_or_new_bindings_gives_the_right_bits() {
         .unwrap()
         .compile()
         .unwrap();
-    let expect = |bytes: &[u8]| -> Vec<u8> {
-        bytes
-            .chunks_exact(4)
-            .flat_map(|w| {
-                i32::from_le_bytes([w[0], w[1], w[2], w[3]])
-                    .signum()
-                    .to_le_bytes()
-            })
-            .collect()
-    };
     let buffers: Vec<GpuBuffer> = (0..3)
         .map(|k| GpuBuffer::from_bytes(device, &noise(512, k)).unwrap())
         .collect();
@@ -434,7 +436,7 @@ fn recording_again_with_kept_or_new_bindings_gives_the_right_bits() {
             .unwrap();
             device.wgpu_queue().submit([encoder.finish()]);
             let out = buffers[o].read_range(device, out_offset, 256).unwrap();
-            assert_eq!(out, expect(&data), "round {round}, pair {k}");
+            assert_eq!(out, int32_signs(&data), "round {round}, pair {k}");
         }
     }
     // In place, then out of place again on the same buffer's halves.
@@ -448,7 +450,7 @@ fn recording_again_with_kept_or_new_bindings_gives_the_right_bits() {
         .unwrap();
     assert_eq!(
         buffers[0].read_range(device, 0, 256).unwrap(),
-        expect(&data[256..])
+        int32_signs(&data[256..])
     );
 }
 
@@ -565,16 +567,6 @@ fn writes_of_any_length_land_in_call_order() {
         .unwrap()
         .compile()
         .unwrap();
-    let signs = |bytes: &[u8]| -> Vec<u8> {
-        bytes
-            .chunks_exact(4)
-            .flat_map(|w| {
-                i32::from_ne_bytes([w[0], w[1], w[2], w[3]])
-                    .signum()
-                    .to_ne_bytes()
-            })
-            .collect()
-    };
     let output = GpuBuffer::zeroed(device, 1 << 18).unwrap();
     for n in [256 << 10, 4096] {
         let (first, second) = (noise(n, 1), noise(n, 2));
@@ -587,7 +579,10 @@ fn writes_of_any_length_land_in_call_order() {
         .unwrap();
         buffer.write(device, 0, &second).unwrap();
         let out = output.read_range(device, 0, n as u64).unwrap();
-        assert!(out == signs(&first), "{n}-byte writes around an execution");
+        assert!(
+            out == int32_signs(&first),
+            "{n}-byte writes around an execution"
+        );
         assert!(buffer.read_range(device, 0, n as u64).unwrap() == second);
     }
 
