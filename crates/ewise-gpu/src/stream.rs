@@ -569,7 +569,7 @@ fn wgpu_error(during: &'static str, e: impl std::fmt::Display) -> GpuError {
     }
 }
 
-/// How long [`wait`] waits for a download buffer's mapping once its submission is done.
+/// How long [`wait`] waits for a chunk's buffers to map once its submission is done.
 const MAP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Waits until the chunk's submission has finished and its upload and download buffers
