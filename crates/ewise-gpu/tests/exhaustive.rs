@@ -23,29 +23,12 @@ fn patterns(data_type: DataType) -> Vec<u64> {
     } else {
         (1 << width) - 1
     };
-    let (exp, frac) = if width == 64 { (11, 52) } else { (8, 23) };
-    let inf = ((1u64 << exp) - 1) << frac;
     let sign = 1u64 << (width - 1);
-    let mut v = vec![
-        0,
-        1,
-        2,
-        (1 << frac) - 1,
-        1 << frac,
-        inf - 1,
-        inf,
-        inf + 1,
-        inf | (1 << (frac - 1)),
-        inf | ((1 << frac) - 1),
-        mask >> 1,
-        (mask >> 2) & !((1 << frac) - 1),
-    ];
-    let signed: Vec<u64> = v.iter().map(|x| x | sign).collect();
-    v.extend(signed);
+    let mut v = common::edges(width);
     v.extend([
-        mask,
+        2 | sign,
+        mask >> 1,
         mask - 1,
-        sign - 1,
         0x8000_0000,
         0x7FFF_FFFF,
         0xFFFF_FFFF,
