@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use ewise_core::{validate, DeviceOptions, Extensions, FeatureLevel, NanPolicy, OperatorDesc};
+use ewise_core::{
+    validate, DeviceOptions, Extensions, FeatureLevel, NanPolicy, OperatorDesc, TensorRole,
+};
 
 use crate::error::{GpuError, Result};
 use crate::operator::GpuOperator;
@@ -226,7 +228,10 @@ impl GpuDeviceBuilder {
                 required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 required_limits: limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
+                // wgpu's allocator keeps one empty memory block per memory type once
+                // its buffers are gone; `MemoryUsage` keeps those blocks at most 64 MiB
+                // (device) and 32 MiB (host) instead of 256 and 128.
+                memory_hints: wgpu::MemoryHints::MemoryUsage,
                 trace: wgpu::Trace::Off,
             })
             .await
@@ -421,6 +426,8 @@ pub(crate) struct DispatchLimits {
     pub uniform_alignment: u64,
     /// Workgroups along one grid dimension.
     pub workgroups: u32,
+    /// Bytes of the largest buffer the device creates (its `max_buffer_size`).
+    pub buffer: u64,
 }
 
 pub(crate) struct Shared {
@@ -520,6 +527,7 @@ impl GpuDevice {
                         .map_or(l.max_compute_workgroups_per_dimension, |cap| {
                             cap.min(l.max_compute_workgroups_per_dimension)
                         }),
+                    buffer: l.max_buffer_size,
                 },
                 options: options.options,
                 pipelines: Mutex::new(HashMap::new()),
@@ -611,15 +619,42 @@ impl GpuDevice {
     }
 
     /// Validates `desc` at this device's level and creates the operator.
+    ///
+    /// A tensor whose TotalTensorSizeInBytes, in whole 4-byte words, exceeds the
+    /// device's largest buffer (`max_buffer_size`) could never be bound, and is refused
+    /// with [`GpuError::BufferTooLarge`] once the description is otherwise valid.
     pub fn create_operator(&self, desc: &OperatorDesc) -> Result<GpuOperator> {
         self.check_process()?;
         let options = &self.shared.options;
         validate(desc, options.level, options.extensions)?;
+        self.check_buffer_sizes(desc)?;
         Ok(GpuOperator::new(
             self.clone(),
             desc.clone(),
             options.nan_policy,
         ))
+    }
+
+    /// [`GpuError::BufferTooLarge`] for the first tensor of `desc` (input, then output)
+    /// that no buffer of this device can hold.
+    fn check_buffer_sizes(&self, desc: &OperatorDesc) -> Result<()> {
+        let limit = self.shared.limits.buffer;
+        for tensor in [TensorRole::Input, TensorRole::Output] {
+            let bytes = desc
+                .tensor(tensor)
+                .total_tensor_size_in_bytes
+                .div_ceil(4)
+                .saturating_mul(4);
+            if bytes > limit {
+                return Err(GpuError::BufferTooLarge {
+                    operator: desc.operator_type(),
+                    tensor,
+                    bytes,
+                    limit,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The pipeline for `key`, built on first use.
@@ -655,8 +690,10 @@ impl GpuDevice {
 
     /// [`GpuError::Forked`] in a process forked from the one that created the device:
     /// the entry points of the device, its operators and buffers call this before
-    /// anything reaches wgpu.
-    pub(crate) fn check_process(&self) -> Result<()> {
+    /// anything reaches wgpu. A front end that guards the device's objects with locks of
+    /// its own calls it before taking them too, since a parent thread may have held one
+    /// at the fork: the child then gets the error at once instead of waiting forever.
+    pub fn check_process(&self) -> Result<()> {
         check_process(self.shared.pid)
     }
 
@@ -703,6 +740,26 @@ impl GpuDevice {
         self.shared
             .device
             .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Wgpu {
+                during,
+                message: e.to_string(),
+            })?;
+        self.take_uncaptured(during)
+    }
+
+    /// Waits until the submission `index` has finished.
+    pub(crate) fn wait_for(
+        &self,
+        index: wgpu::SubmissionIndex,
+        during: &'static str,
+    ) -> Result<()> {
+        self.check_process()?;
+        self.shared
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
             .map_err(|e| GpuError::Wgpu {
                 during,
                 message: e.to_string(),

@@ -83,6 +83,22 @@ pub enum GpuError {
         /// The id of this process.
         current: u32,
     },
+    /// A tensor of a description needs more bytes than the device's largest buffer
+    /// (`max_buffer_size`): its TotalTensorSizeInBytes, in whole 4-byte words, could
+    /// never be bound. Given by [`crate::GpuDevice::create_operator`], and so by
+    /// everything that builds operators from descriptions, before anything is planned
+    /// or allocated.
+    #[error("{operator}: {tensor} needs a buffer of {bytes} bytes, larger than this GPU's largest buffer ({limit} bytes)")]
+    BufferTooLarge {
+        /// The operator.
+        operator: ewise_core::OperatorType,
+        /// Which tensor.
+        tensor: ewise_core::TensorRole,
+        /// The bytes its buffer would need.
+        bytes: u64,
+        /// The device's largest buffer in bytes.
+        limit: u64,
+    },
     /// Host memory for a staging buffer could not be allocated.
     #[error("out of host memory: {bytes} bytes for {during} could not be allocated")]
     OutOfHostMemory {

@@ -10,7 +10,7 @@ use ewise_core::{
 use wgpu::util::DeviceExt;
 
 use crate::buffer::GpuBuffer;
-use crate::chunk::{self, Chunk, Limits};
+use crate::chunk::{Chunk, Limits, Plan};
 use crate::device::{self, GpuDevice};
 use crate::error::Result;
 use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, UNIT_BYTES, WORKGROUP};
@@ -21,6 +21,11 @@ use rows::RowKernels;
 
 /// Elements one dispatch handles at most, so that linear indices fit in 32 bits.
 const MAX_DISPATCH_ELEMENTS: u64 = 1 << 31;
+
+/// Dispatches recorded with one parameter buffer: a recording of more is made in
+/// batches of about this many, and an execution submits each batch on its own, so host
+/// memory per recording stays bounded however many dispatches a layout needs.
+const BATCH_DISPATCHES: usize = 1024;
 
 /// A validated operator on a GPU device, not yet compiled.
 #[derive(Debug, Clone)]
@@ -73,9 +78,12 @@ pub struct GpuCompiledOperator {
     in_place: bool,
     same_layout: bool,
     key: KernelKey,
-    chunks: Vec<Chunk>,
-    /// Exact byte span of the input layout.
+    /// How the walk is split into dispatches; chunks are made as they are recorded.
+    plan: Plan,
+    /// Exact byte span of the input layout (at most its TotalTensorSizeInBytes).
     in_span: u64,
+    /// Exact byte span of the output layout (at most its TotalTensorSizeInBytes).
+    out_span: u64,
     pipeline: Arc<wgpu::ComputePipeline>,
     shared_pipeline: OnceLock<Arc<wgpu::ComputePipeline>>,
     /// The vectorized kernel of a contiguous walk and its pipeline.
@@ -170,6 +178,80 @@ struct Source {
     shared: bool,
 }
 
+/// Where recorded batches go.
+enum Target<'a> {
+    /// A caller's encoder ([`GpuCompiledOperator::record`]).
+    Encoder(&'a mut wgpu::CommandEncoder),
+    /// The device's queue, each batch submitted on its own encoder
+    /// ([`GpuCompiledOperator::execute`]), at most two batches in flight.
+    Queue {
+        /// The latest submission.
+        last: Option<wgpu::SubmissionIndex>,
+    },
+}
+
+impl Target<'_> {
+    /// Records `recorded` into the caller's encoder, or submits it and waits for the
+    /// submission before it.
+    fn take(&mut self, device: &GpuDevice, recorded: &Recorded) -> Result<()> {
+        match self {
+            Target::Encoder(encoder) => {
+                device.catch("recording an operator", || recorded.encode(encoder))
+            }
+            Target::Queue { last } => {
+                let index = device.catch("submitting an operator", || {
+                    let mut encoder = device.wgpu_device().create_command_encoder(
+                        &wgpu::CommandEncoderDescriptor {
+                            label: Some("ewise execute"),
+                        },
+                    );
+                    recorded.encode(&mut encoder);
+                    device.wgpu_queue().submit([encoder.finish()])
+                })?;
+                match last.replace(index) {
+                    Some(previous) => device.wait_for(previous, "running an operator"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// The dispatches of a recording not yet handed to its target, and how many batches
+/// were.
+struct Batches {
+    pending: Vec<Dispatch>,
+    handed: usize,
+}
+
+impl Batches {
+    /// Hands the pending dispatches over as one batch once there are
+    /// [`BATCH_DISPATCHES`] of them.
+    fn hand_over_full(&mut self, device: &GpuDevice, target: &mut Target<'_>) -> Result<()> {
+        if self.pending.len() >= BATCH_DISPATCHES {
+            self.hand_over(device, target)?;
+        }
+        Ok(())
+    }
+
+    /// Hands the pending dispatches over as one batch, and returns it; `None` when none
+    /// are pending.
+    fn hand_over(
+        &mut self,
+        device: &GpuDevice,
+        target: &mut Target<'_>,
+    ) -> Result<Option<Recorded>> {
+        if self.pending.is_empty() {
+            return Ok(None);
+        }
+        let recorded = device.catch("recording an operator", || prepare(device, &self.pending))?;
+        self.pending.clear();
+        target.take(device, &recorded)?;
+        self.handed += 1;
+        Ok(Some(recorded))
+    }
+}
+
 /// A window of a buffer that a binding may cover: `[start, end)` bytes, and the offset of
 /// the first element from `start`.
 fn window(first_byte: u64, span_bytes: u64, alignment: u64) -> (u64, u64) {
@@ -236,9 +318,10 @@ impl GpuCompiledOperator {
         let in_size = size_of(input, TensorRole::Input)?;
         let out_size = size_of(output, TensorRole::Output)?;
         let dims = layouts.walk;
+        let plan = Plan::new(&dims, chunk_limits(device, (in_size, out_size)));
         let walk = match dims.as_slice() {
             [d] if d.in_stride == 1 && d.out_stride == 1 => Walk::Contiguous,
-            _ if out_size < 4 && packed_output(&dims) => Walk::StridedWords {
+            _ if out_size < 4 && packed_output(&dims) && plan.is_nested() => Walk::StridedWords {
                 dims: dims.len() as u32,
             },
             _ => Walk::Strided {
@@ -252,7 +335,6 @@ impl GpuCompiledOperator {
             walk,
             shared: false,
         };
-        let chunks = chunk::split(&dims, chunk_limits(device, (in_size, out_size)));
         let pipeline = device.pipeline(&key)?;
         let vector = match key.vector() {
             Some(v) => Some((v, device.pipeline(&v)?)),
@@ -267,8 +349,13 @@ impl GpuCompiledOperator {
             in_place: OperatorSupport::of(operator).in_place,
             same_layout: layouts.same_layout,
             key,
-            chunks,
-            in_span: input.exact_span_in_bytes().unwrap_or(u64::MAX),
+            plan,
+            in_span: input
+                .exact_span_in_bytes()
+                .unwrap_or(input.total_tensor_size_in_bytes),
+            out_span: output
+                .exact_span_in_bytes()
+                .unwrap_or(output.total_tensor_size_in_bytes),
             pipeline,
             shared_pipeline: OnceLock::new(),
             vector,
@@ -300,9 +387,9 @@ impl GpuCompiledOperator {
     /// one dispatch, and one more for the unaligned ends of a contiguous run that runs
     /// in 16-byte vectors, or up to two more (the columns before and after the bodies)
     /// for rows that run in 16-byte vectors; an input copied first records the copy's
-    /// too.
+    /// too. Found without walking the parts (it saturates at `usize::MAX`).
     pub fn dispatches(&self) -> usize {
-        self.chunks.len()
+        usize::try_from(self.plan.len()).unwrap_or(usize::MAX)
     }
 
     /// Records the operator into `encoder`, as DirectML's `RecordDispatch`: nothing runs
@@ -316,12 +403,27 @@ impl GpuCompiledOperator {
     /// the output range that no element covers are left as they were.
     ///
     /// The operator keeps what it built for its two latest sets of buffers and offsets
-    /// (parameters and bind groups, as a DirectML binding table), so recording again with
-    /// either builds nothing; those buffers therefore stay allocated until the operator
-    /// records with others or is dropped.
+    /// (parameters and bind groups, as a DirectML binding table) when it records at most
+    /// about a thousand dispatches, so recording again with either builds nothing; those
+    /// buffers therefore stay allocated until the operator records with others or is
+    /// dropped. Larger recordings are built in batches as they are recorded: the host
+    /// memory they take while recording is bounded, but `encoder` holds every batch's
+    /// parameters and bind groups until it is submitted and done.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
+        buffers: &[&GpuBuffer],
+        inputs: &[BufferBinding],
+        outputs: &[BufferBinding],
+    ) -> Result<()> {
+        self.record_into(&mut Target::Encoder(encoder), buffers, inputs, outputs)
+    }
+
+    /// Records into `target` in batches of about [`BATCH_DISPATCHES`] dispatches, each
+    /// made when the previous one was handed over.
+    fn record_into(
+        &self,
+        target: &mut Target<'_>,
         buffers: &[&GpuBuffer],
         inputs: &[BufferBinding],
         outputs: &[BufferBinding],
@@ -348,7 +450,7 @@ impl GpuCompiledOperator {
             output: outb,
         }
         .placement(operator, self.in_place)?;
-        if self.chunks.is_empty() {
+        if self.plan.len() == 0 {
             return Ok(());
         }
         let dst = out_buffer.wgpu_buffer();
@@ -367,11 +469,13 @@ impl GpuCompiledOperator {
         };
         if direct {
             if let Some(recorded) = self.kept(&key) {
-                recorded.encode(encoder);
-                return Ok(());
+                return target.take(&self.device, &recorded);
             }
         }
-        let mut dispatches = Vec::new();
+        let mut batches = Batches {
+            pending: Vec::new(),
+            handed: 0,
+        };
         let source = if direct {
             Source {
                 buffer: in_buffer.wgpu_buffer().clone(),
@@ -379,7 +483,7 @@ impl GpuCompiledOperator {
                 shared,
             }
         } else {
-            self.copy_to_scratch(in_buffer, inb.offset, &mut dispatches)?
+            self.copy_to_scratch(in_buffer, inb.offset, &mut batches, target)?
         };
         let pipeline = if source.shared {
             self.shared_pipeline()?
@@ -391,35 +495,37 @@ impl GpuCompiledOperator {
             Some(r) => Some(r.with_source(&self.device, source.shared)?),
             None => None,
         };
-        for chunk in &self.chunks {
+        for chunk in self.plan.chunks() {
+            let chunk = &chunk;
             let out = (dst, outb.offset);
-            if let Some(rows) = &rows {
-                if let Some(body) = self.row_body(chunk, &source, outb.offset) {
-                    self.row_dispatches(rows, chunk, body, &source, out, &mut dispatches);
-                    continue;
-                }
-            }
-            let body = vector
+            let dispatches = &mut batches.pending;
+            let rows_body = rows
                 .as_ref()
-                .and_then(|_| self.body(chunk, &source, outb.offset));
-            match (&vector, body) {
-                (Some(v), Some(body)) => {
-                    dispatches.push(self.vector_dispatch(v, chunk, body, &source, out));
-                    let hole = Some((body.head, body.elements()));
-                    let edges =
-                        self.chunk_dispatch_with(self.key, chunk, &pipeline, &source, out, hole);
-                    dispatches.extend(edges);
+                .and_then(|r| Some((r, self.row_body(chunk, &source, outb.offset)?)));
+            if let Some((rows, body)) = rows_body {
+                self.row_dispatches(rows, chunk, body, &source, out, dispatches);
+            } else {
+                let body = vector
+                    .as_ref()
+                    .and_then(|_| self.body(chunk, &source, outb.offset));
+                match (&vector, body) {
+                    (Some(v), Some(body)) => {
+                        dispatches.push(self.vector_dispatch(v, chunk, body, &source, out));
+                        let hole = Some((body.head, body.elements()));
+                        let edges = self
+                            .chunk_dispatch_with(self.key, chunk, &pipeline, &source, out, hole);
+                        dispatches.extend(edges);
+                    }
+                    _ => dispatches.extend(self.chunk_dispatch(chunk, &pipeline, &source, out)),
                 }
-                _ => dispatches.extend(self.chunk_dispatch(chunk, &pipeline, &source, out)),
             }
+            batches.hand_over_full(&self.device, target)?;
         }
-        let recorded = self.device.catch("recording an operator", || {
-            let recorded = prepare(&self.device, &dispatches);
-            recorded.encode(encoder);
-            recorded
-        })?;
-        if direct {
-            self.keep(key, recorded);
+        let whole = batches.handed == 0;
+        if let Some(recorded) = batches.hand_over(&self.device, target)? {
+            if direct && whole {
+                self.keep(key, recorded);
+            }
         }
         Ok(())
     }
@@ -448,14 +554,8 @@ impl GpuCompiledOperator {
         outputs: &[BufferBinding],
     ) -> Result<()> {
         self.device.check_process()?;
-        let device = self.device.wgpu_device();
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("ewise execute"),
-        });
-        self.record(&mut encoder, buffers, inputs, outputs)?;
-        self.device.catch("submitting an operator", || {
-            self.device.wgpu_queue().submit([encoder.finish()]);
-        })?;
+        let mut target = Target::Queue { last: None };
+        self.record_into(&mut target, buffers, inputs, outputs)?;
         self.device.wait("running an operator")
     }
 
@@ -565,11 +665,23 @@ impl GpuCompiledOperator {
         Ok(Arc::clone(self.shared_pipeline.get_or_init(|| p)))
     }
 
-    /// Whether every chunk's input and output windows, joined, fit one binding.
+    /// Whether every chunk's input and output windows, joined, fit one binding: at once
+    /// where both tensors' whole ranges do, chunk by chunk for plans of at most
+    /// [`BATCH_DISPATCHES`] chunks; `false` for larger plans otherwise (their input is
+    /// copied first).
     fn shared_windows_fit(&self, in_offset: u64, out_offset: u64) -> bool {
         let limits = &self.device.shared.limits;
+        let align = window_alignment(limits);
+        let a = window(in_offset, self.in_span, align);
+        let b = window(out_offset, self.out_span, align);
+        if a.1.max(b.1) - a.0.min(b.0) <= limits.binding {
+            return true;
+        }
+        if self.plan.len() > BATCH_DISPATCHES as u64 {
+            return false;
+        }
         let (is, os) = (u64::from(self.key.in_size), u64::from(self.key.out_size));
-        self.chunks.iter().all(|c| {
+        self.plan.chunks().all(|c| {
             let a = window(
                 in_offset + c.in_first * is,
                 c.in_span * is,
@@ -591,7 +703,8 @@ impl GpuCompiledOperator {
         &self,
         buffer: &GpuBuffer,
         offset: u64,
-        dispatches: &mut Vec<Dispatch>,
+        batches: &mut Batches,
+        target: &mut Target<'_>,
     ) -> Result<Source> {
         let start = offset & !3;
         let words = (offset + self.in_span).div_ceil(4) - start / 4;
@@ -609,16 +722,17 @@ impl GpuCompiledOperator {
             offset: start,
             shared: false,
         };
-        let chunks = chunk::split(&[Dim::new(words, 1, 1)], chunk_limits(&self.device, (4, 4)));
-        for chunk in &chunks {
-            dispatches.extend(self.chunk_dispatch_with(
+        let plan = Plan::new(&[Dim::new(words, 1, 1)], chunk_limits(&self.device, (4, 4)));
+        for chunk in plan.chunks() {
+            batches.pending.extend(self.chunk_dispatch_with(
                 key,
-                chunk,
+                &chunk,
                 &pipeline,
                 &source,
                 (scratch.wgpu_buffer(), 0),
                 None,
             ));
+            batches.hand_over_full(&self.device, target)?;
         }
         Ok(Source {
             buffer: scratch.wgpu_buffer().clone(),
@@ -672,8 +786,9 @@ impl GpuCompiledOperator {
             invocations.div_ceil(u64::from(WORKGROUP)),
             limits.workgroups,
         );
-        // Chunk limits keep every value below 2^32: counts below 2^31, offsets and
-        // strides inside one binding window.
+        // Chunk limits keep every value below 2^32: counts below 2^31, offsets inside
+        // one binding window, and so the strides of dimensions of more than one index;
+        // a dimension of one index multiplies its stride by 0.
         let mut params = vec![
             invocations as u32,
             gx * WORKGROUP,

@@ -145,6 +145,10 @@ pub struct GpuStream {
 }
 
 impl Drop for GpuStream {
+    /// Releases the stream's buffers, and polls the device once (without waiting) so
+    /// that wgpu frees those its finished submissions still referenced now, rather than
+    /// at some later call: memory held after a dropped stream does not depend on what
+    /// the device is asked next.
     fn drop(&mut self) {
         if device::forked(self.device.shared.pid) {
             let transfers: Vec<(wgpu::Buffer, wgpu::Buffer)> = self
@@ -153,7 +157,10 @@ impl Drop for GpuStream {
                 .map(|s| (s.upload.clone(), s.download.clone()))
                 .collect();
             std::mem::forget(transfers);
+            return;
         }
+        self.release();
+        let _ = self.device.wgpu_device().poll(wgpu::PollType::Poll);
     }
 }
 
@@ -212,6 +219,31 @@ impl GpuStream {
         })
     }
 
+    /// The bytes of memory the stream holds between runs: its GPU buffers (each slot's
+    /// upload, input, outputs, scratch and download) and its host staging buffer. They
+    /// are sized for the largest chunk run so far: at most `chunk_bytes` of input per
+    /// slot, fewer for runs of fewer elements.
+    pub fn held_bytes(&self) -> u64 {
+        let slots: u64 = self
+            .slots
+            .iter()
+            .map(|s| {
+                let outputs = s
+                    .outputs
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| !self.program.is_copy(k))
+                    .map(|(_, b)| b.len());
+                s.upload.size()
+                    + s.download.size()
+                    + s.input.len()
+                    + outputs.sum::<u64>()
+                    + s.scratch.iter().map(GpuBuffer::len).sum::<u64>()
+            })
+            .sum();
+        slots + self.host.capacity() as u64
+    }
+
     /// The device it runs on.
     pub fn device(&self) -> &GpuDevice {
         &self.device
@@ -238,9 +270,10 @@ impl GpuStream {
     /// the run. The first error of `ends` or of the GPU ends the run at once and is
     /// returned; the chunks then in flight are dropped, unwritten.
     ///
-    /// A host staging buffer of one chunk that cannot be allocated is
-    /// [`GpuError::OutOfHostMemory`]; GPU buffers that cannot be created are
-    /// [`GpuError::Wgpu`].
+    /// A chunk whose tensors exceed the device's largest buffer is
+    /// [`GpuError::BufferTooLarge`], before anything is allocated; a host staging buffer
+    /// of one chunk that cannot be allocated is [`GpuError::OutOfHostMemory`]; GPU
+    /// buffers that cannot be created are [`GpuError::Wgpu`].
     pub fn run<E: ChunkEnds>(&mut self, count: u64, ends: &mut E) -> Result<u64, E::Error> {
         self.device.check_process()?;
         let result = self.pump(count, ends);
@@ -266,6 +299,7 @@ impl GpuStream {
         if self.slots.iter().any(|s| s.capacity < chunk) {
             self.release();
         }
+        compiled(&mut self.compiled, &self.device, &self.program, chunk)?;
         grow(&mut self.host, words(chunk * in_size))?;
         let device = self.device.clone();
         let wgpu_device = device.wgpu_device();
