@@ -42,6 +42,21 @@
  * concurrent use never corrupts memory, but what a reader sees while another thread
  * writes the same bytes is unspecified (as on D3D12). ewise_last_error() is per thread.
  * Releasing a handle while another thread uses that same handle is the caller's bug.
+ * ewise_execute locks its two buffers in one order (by address) on every device, so
+ * executions in opposite directions between two buffers never deadlock.
+ *
+ * Ends of life: every function may be called at any point of a thread's or process's
+ * life, from pthread key destructors, C++ thread_local destructors and atexit handlers
+ * included, and answers a status there as anywhere.
+ *
+ * fork(): in a process forked from the one that created a GPU device, every call using
+ * that device or its children returns EWISE_ERROR_DEVICE_UNAVAILABLE at once, before
+ * taking any lock a parent thread may have held.
+ *
+ * Memory kept between calls (GPU devices): at most 4 idle streams of ewise_sign and
+ * ewise_is_infinity holding at most 128 MiB in all, and per transfer direction at most
+ * 2 idle staging buffers of at most 64 MiB each, and at most one empty memory block per
+ * memory type in wgpu's allocator (at most 64 MiB); all released with the device.
  */
 #ifndef EWISE_H
 #define EWISE_H
@@ -308,9 +323,10 @@ typedef struct EWISE_BUFFER_BINDING {
 
 /* This thread's last message: "" after a call that returned EWISE_OK, otherwise what went
  * wrong in the last call that returned a status (naming the operator, tensor, field, the
- * value given and what is accepted). Never NULL. The string belongs to ewise and stays
- * valid until this thread's next call of a function that returns an EWISE_STATUS; copy it
- * to keep it. Functions returning no status (the releases, ewise_version,
+ * value given and what is accepted). Never NULL, never dangling: the string belongs to
+ * ewise and stays valid until this thread's next call of a function that returns an
+ * EWISE_STATUS (or the thread's end); copy it to keep it. At most 1023 bytes: a longer
+ * message is cut at a character boundary and ends with "...". Functions returning no status (the releases, ewise_version,
  * ewise_status_hresult, ewise_last_error) leave it alone.
  * Thread safety: any thread; each thread has its own message. */
 EWISE_API const char *ewise_last_error(void);
@@ -462,7 +478,7 @@ EWISE_API EWISE_STATUS ewise_wrap_host_memory(ewise_device *device, void *data,
 
 /* Copies bytes bytes from src into the buffer at offset (an upload), synchronously: when
  * it returns, the bytes are in the buffer. bytes 0 is EWISE_OK (src must still be
- * non-NULL).
+ * non-NULL). As memmove: src may overlap the buffer's own wrapped host memory.
  * Returns:
  *  EWISE_OK;
  *  EWISE_ERROR_INVALID_ARGUMENT: buffer or src NULL; offset + bytes past the buffer's end
@@ -476,7 +492,8 @@ EWISE_API EWISE_STATUS ewise_buffer_write(ewise_buffer *buffer, uint64_t offset,
     const void *src, uint64_t bytes);
 
 /* Copies bytes bytes of the buffer from offset into dst (a readback), synchronously.
- * bytes 0 is EWISE_OK (dst must still be non-NULL).
+ * bytes 0 is EWISE_OK (dst must still be non-NULL). As memmove: dst may overlap the
+ * buffer's own wrapped host memory.
  * Returns:
  *  EWISE_OK;
  *  EWISE_ERROR_INVALID_ARGUMENT: buffer or dst NULL; offset + bytes past the buffer's end

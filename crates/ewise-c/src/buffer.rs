@@ -40,6 +40,15 @@ impl Storage {
         }
     }
 
+    /// The first byte of a CPU buffer.
+    pub(crate) fn host_ptr(&mut self) -> Option<*mut u8> {
+        match self {
+            Storage::Owned(v) => Some(v.as_mut_ptr()),
+            Storage::Host(h) => Some(h.ptr),
+            Storage::Gpu(_) => None,
+        }
+    }
+
     /// The address range of wrapped host memory.
     pub(crate) fn host_range(&self) -> Option<std::ops::Range<usize>> {
         match self {
@@ -145,21 +154,32 @@ impl ewise_buffer {
         }
     }
 
-    /// Copies `src` into the buffer at `offset`: at once on the CPU; on a GPU, in queue
-    /// order (the bytes are taken now and land before any later execution or read).
-    pub(crate) fn write(&self, offset: u64, src: &[u8]) -> Outcome<()> {
-        let range = self.range("ewise_buffer_write", offset, src.len() as u64)?;
+    /// Copies `len` bytes from `src` into the buffer at `offset`: at once on the CPU,
+    /// as `memmove` does (`src` may lie inside the buffer's own wrapped memory); on a
+    /// GPU, in queue order (the bytes are taken now and land before any later execution
+    /// or read).
+    ///
+    /// # Safety
+    /// `src` points to `len` readable bytes.
+    pub(crate) unsafe fn write(&self, offset: u64, src: *const u8, len: u64) -> Outcome<()> {
+        let range = self.range("ewise_buffer_write", offset, len)?;
+        self.device.check_process()?;
         let mut storage = self.lock();
-        if let Some(bytes) = storage.host_bytes() {
-            bytes[range].copy_from_slice(src);
+        if let Some(base) = storage.host_ptr() {
+            // SAFETY: `range` lies inside the buffer's bytes and `src` holds `len` bytes
+            // (the caller's promise); `ptr::copy` allows the two to overlap.
+            unsafe { std::ptr::copy(src, base.add(range.start), range.len()) };
             return Ok(());
         }
         let (Storage::Gpu(buffer), Backend::Gpu(device)) = (&*storage, &self.device.backend) else {
             unreachable!("a buffer's storage matches its device");
         };
-        if src.is_empty() {
+        if range.is_empty() {
             return Ok(());
         }
+        // SAFETY: the caller's promise; a GPU buffer's bytes are not host memory, so the
+        // slice aliases nothing ewise writes.
+        let src = unsafe { std::slice::from_raw_parts(src, range.len()) };
         let words = self.words(&range);
         if words == range {
             buffer.write(device, offset, src)?;
@@ -173,26 +193,34 @@ impl ewise_buffer {
         Ok(())
     }
 
-    /// Copies `dst.len()` bytes from the buffer at `offset` into `dst`, after the work
-    /// submitted so far.
-    pub(crate) fn read(&self, offset: u64, dst: &mut [u8]) -> Outcome<()> {
-        let range = self.range("ewise_buffer_read", offset, dst.len() as u64)?;
+    /// Copies `len` bytes of the buffer at `offset` into `dst`, after the work submitted
+    /// so far; as `memmove` does on the CPU (`dst` may lie inside the buffer's own
+    /// wrapped memory).
+    ///
+    /// # Safety
+    /// `dst` points to `len` writable bytes.
+    pub(crate) unsafe fn read(&self, offset: u64, dst: *mut u8, len: u64) -> Outcome<()> {
+        let range = self.range("ewise_buffer_read", offset, len)?;
+        self.device.check_process()?;
         let mut storage = self.lock();
-        if let Some(bytes) = storage.host_bytes() {
-            dst.copy_from_slice(&bytes[range]);
+        if let Some(base) = storage.host_ptr() {
+            // SAFETY: `range` lies inside the buffer's bytes and `dst` holds `len` bytes
+            // (the caller's promise); `ptr::copy` allows the two to overlap.
+            unsafe { std::ptr::copy(base.add(range.start), dst, range.len()) };
             return Ok(());
         }
         let (Storage::Gpu(buffer), Backend::Gpu(device)) = (&*storage, &self.device.backend) else {
             unreachable!("a buffer's storage matches its device");
         };
-        if dst.is_empty() {
+        if range.is_empty() {
             return Ok(());
         }
         let words = self.words(&range);
         let covering =
             buffer.read_range(device, words.start as u64, (words.end - words.start) as u64)?;
         let at = range.start - words.start;
-        dst.copy_from_slice(&covering[at..at + dst.len()]);
+        // SAFETY: the caller's promise; `covering` is ewise's own allocation.
+        unsafe { std::ptr::copy_nonoverlapping(covering[at..].as_ptr(), dst, range.len()) };
         Ok(())
     }
 

@@ -1,10 +1,8 @@
 //! Devices: the CPU or a GPU, validating at one feature level; what every child keeps
 //! alive; and `ewise_check_feature_support`.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use ewise::gpu::stream::GpuStream;
 use ewise::gpu::GpuDevice;
 use ewise::{
     DataType, Device, DeviceOptions, Extensions, FeatureLevel, InfinityMode, NanPolicy,
@@ -13,6 +11,7 @@ use ewise::{
 
 use crate::convert::{self, Rules};
 use crate::status::{deref, Failure, Outcome};
+use crate::streams::StreamPool;
 use crate::types::*;
 
 /// The backend a device runs on.
@@ -29,18 +28,11 @@ pub(crate) struct DeviceCore {
     pub(crate) backend: Backend,
     pub(crate) rules: Rules,
     pub(crate) nan_policy: NanPolicy,
-    /// GPU streams kept for `ewise_sign` and `ewise_is_infinity`, by operator and type.
-    pub(crate) streams: Mutex<HashMap<StreamKey, Vec<GpuStream>>>,
+    /// GPU streams kept for `ewise_sign` and `ewise_is_infinity`, bounded.
+    pub(crate) streams: Mutex<StreamPool>,
     /// Whether each data type is accepted here (in the order of `DataType::ALL`): by
     /// SIGN, by IS_INFINITY as its input, by IS_INFINITY as its output.
     accepted: [[bool; 3]; DataType::ALL.len()],
-}
-
-/// The operator and input type of a kept GPU stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum StreamKey {
-    Sign(DataType),
-    IsInfinity(DataType, InfinityMode),
 }
 
 /// `ewise_device`: a handle holding a device.
@@ -103,9 +95,19 @@ impl DeviceCore {
             backend,
             rules,
             nan_policy,
-            streams: Mutex::new(HashMap::new()),
+            streams: Mutex::new(StreamPool::default()),
             accepted,
         })
+    }
+
+    /// `EWISE_ERROR_DEVICE_UNAVAILABLE` in a process forked from the one that created
+    /// this GPU device; called before any lock a parent thread may have held at the
+    /// fork (buffers, kept streams), so that the child is refused at once.
+    pub(crate) fn check_process(&self) -> Outcome<()> {
+        match &self.backend {
+            Backend::Gpu(d) => Ok(d.check_process()?),
+            Backend::Cpu(_) => Ok(()),
+        }
     }
 
     /// Refuses `operator` on `data_type` elements (IS_INFINITY in `mode`, to UINT8) when

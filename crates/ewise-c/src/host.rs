@@ -1,12 +1,14 @@
 //! `ewise_sign` and `ewise_is_infinity`: one call over contiguous host memory, on the
-//! CPU through the byte-level array API, on a GPU through a kept chunked stream.
+//! CPU through the byte-level array API, on a GPU through a chunked stream kept in the
+//! device's bounded pool (module `streams`).
 
 use ewise::gpu::stream::{ChunkEnds, GpuStream, StreamOp, DEFAULT_CHUNK_BYTES};
 use ewise::gpu::{GpuDevice, GpuError};
 use ewise::{array, DataType, InfinityMode, OperatorType};
 
-use crate::device::{Backend, DeviceCore, StreamKey};
+use crate::device::{Backend, DeviceCore};
 use crate::status::{Failure, Outcome};
+use crate::streams::StreamKey;
 
 /// Host memory of one call: where the input and output are and how many elements.
 #[derive(Debug, Clone, Copy)]
@@ -112,12 +114,12 @@ unsafe fn run_gpu(
         HostOp::Sign => StreamKey::Sign(data_type),
         HostOp::IsInfinity(mode) => StreamKey::IsInfinity(data_type, mode),
     };
+    core.check_process()?;
     let kept = core
         .streams
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .get_mut(&key)
-        .and_then(Vec::pop);
+        .take(key);
     let mut stream = match kept {
         Some(s) => s,
         None => {
@@ -134,12 +136,12 @@ unsafe fn run_gpu(
         out_size: out_size as usize,
     };
     stream.run(span.count, &mut ends)?;
-    core.streams
+    let released = core
+        .streams
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .entry(key)
-        .or_default()
-        .push(stream);
+        .give_back(key, stream);
+    drop(released);
     Ok(())
 }
 

@@ -20,6 +20,7 @@ mod device;
 mod host;
 mod operator;
 mod status;
+mod streams;
 pub mod types;
 
 use std::ffi::{c_char, c_void};
@@ -196,7 +197,8 @@ pub unsafe extern "C" fn ewise_wrap_host_memory(
     })
 }
 
-/// Copies `bytes` bytes from `src` into the buffer at `offset`.
+/// Copies `bytes` bytes from `src` into the buffer at `offset`; `src` may lie inside
+/// the buffer's own wrapped host memory (the copy is a `memmove`).
 ///
 /// # Safety
 /// `buffer` is NULL or live; `src` is NULL or points to `bytes` readable bytes.
@@ -213,14 +215,13 @@ pub unsafe extern "C" fn ewise_buffer_write(
         if src.is_null() {
             return Err(Failure::invalid("src is NULL"));
         }
-        buffer.range("ewise_buffer_write", offset, bytes)?;
-        // SAFETY: non-NULL, and `bytes` fits the buffer so it fits a usize.
-        let src = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), bytes as usize) };
-        buffer.write(offset, src)
+        // SAFETY: the caller's promise.
+        unsafe { buffer.write(offset, src.cast(), bytes) }
     })
 }
 
-/// Copies `bytes` bytes of the buffer at `offset` into `dst`, after all work before.
+/// Copies `bytes` bytes of the buffer at `offset` into `dst`, after all work before;
+/// `dst` may lie inside the buffer's own wrapped host memory (the copy is a `memmove`).
 ///
 /// # Safety
 /// `buffer` is NULL or live; `dst` is NULL or points to `bytes` writable bytes.
@@ -237,10 +238,8 @@ pub unsafe extern "C" fn ewise_buffer_read(
         if dst.is_null() {
             return Err(Failure::invalid("dst is NULL"));
         }
-        buffer.range("ewise_buffer_read", offset, bytes)?;
-        // SAFETY: non-NULL, and `bytes` fits the buffer so it fits a usize.
-        let dst = unsafe { std::slice::from_raw_parts_mut(dst.cast::<u8>(), bytes as usize) };
-        buffer.read(offset, dst)
+        // SAFETY: the caller's promise.
+        unsafe { buffer.read(offset, dst.cast(), bytes) }
     })
 }
 

@@ -111,21 +111,24 @@ impl ewise_compiled_operator {
                 )));
             }
         }
+        self.device.check_process()?;
         let binding =
             |b: &EWISE_BUFFER_BINDING, index| BufferBinding::new(index, b.Offset, b.SizeInBytes);
         let same = std::ptr::eq(inb, outb);
         match &self.compiled {
             CompiledKind::Gpu(c) => {
-                let (si, so) = (inb.lock(), (!same).then(|| outb.lock()));
                 let gpu = |s: &Storage| match s {
                     Storage::Gpu(g) => Some(g.clone()),
                     _ => None,
                 };
-                let ib = gpu(&si).ok_or_else(internal_storage)?;
                 if same {
+                    let s = inb.lock();
+                    let ib = gpu(&s).ok_or_else(internal_storage)?;
                     c.execute(&[&ib], &[binding(input, 0)], &[binding(output, 0)])?;
                 } else {
-                    let ob = so.as_deref().and_then(gpu).ok_or_else(internal_storage)?;
+                    let (si, so) = lock_two(inb, outb);
+                    let ib = gpu(&si).ok_or_else(internal_storage)?;
+                    let ob = gpu(&so).ok_or_else(internal_storage)?;
                     c.execute(&[&ib, &ob], &[binding(input, 0)], &[binding(output, 1)])?;
                 }
                 Ok(())
@@ -229,7 +232,8 @@ unsafe fn buffer_of<'a>(b: &EWISE_BUFFER_BINDING, what: &str) -> Outcome<&'a ewi
 }
 
 /// Locks two different buffers in address order, so that two threads locking the same
-/// pair never wait on each other; returns the guards in argument order.
+/// pair (in either argument order) never wait on each other; returns the guards in
+/// argument order. The one rule for every path that holds two buffers at once.
 fn lock_two<'a>(
     a: &'a ewise_buffer,
     b: &'a ewise_buffer,

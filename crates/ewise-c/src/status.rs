@@ -2,7 +2,7 @@
 //! panic crosses the boundary, and every status comes with its message.
 
 use std::cell::{Cell, RefCell};
-use std::ffi::{c_char, CString};
+use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ewise::gpu::GpuError;
@@ -68,7 +68,9 @@ impl From<GpuError> for Failure {
     fn from(e: GpuError) -> Failure {
         let status = match e {
             GpuError::Op(e) => return Failure::from(e),
-            GpuError::OutOfHostMemory { .. } => EWISE_ERROR_OUT_OF_MEMORY,
+            GpuError::OutOfHostMemory { .. } | GpuError::BufferTooLarge { .. } => {
+                EWISE_ERROR_OUT_OF_MEMORY
+            }
             GpuError::NoAdapter { .. }
             | GpuError::DeviceRequest { .. }
             | GpuError::Environment { .. }
@@ -83,27 +85,57 @@ impl From<GpuError> for Failure {
     }
 }
 
+/// The most bytes of a message `ewise_last_error` keeps, its NUL included; a longer one
+/// is cut at a character boundary and ends with "...".
+pub(crate) const MESSAGE_CAPACITY: usize = 1024;
+
 thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// This thread's last message, NUL-terminated. A `const`-initialised value without a
+    /// destructor: native thread-local storage of such a type is never torn down while
+    /// its thread runs, so calls from thread-exit destructors (pthread keys, C++
+    /// `thread_local`) and `atexit` handlers read and write it like any other call, and
+    /// a pointer to it stays valid until the thread itself is gone.
+    static LAST_ERROR: RefCell<[u8; MESSAGE_CAPACITY]> = const { RefCell::new([0; MESSAGE_CAPACITY]) };
     /// Whether `LAST_ERROR` holds a message: successes read only this flag.
     static HAS_ERROR: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Stores `message` as this thread's last message: NUL bytes become spaces, and a
+/// message longer than `MESSAGE_CAPACITY - 1` bytes is cut at a character boundary.
 fn set_last_error(message: &str) {
     if message.is_empty() && !HAS_ERROR.get() {
         return;
     }
-    let text = match message {
-        "" => CString::default(),
-        m => CString::new(m.replace('\0', " ")).unwrap_or_default(),
-    };
     HAS_ERROR.set(!message.is_empty());
-    LAST_ERROR.with(|last| *last.borrow_mut() = text);
+    LAST_ERROR.with_borrow_mut(|last| {
+        let text = fit(message, MESSAGE_CAPACITY - 1);
+        for (to, &from) in last.iter_mut().zip(text.iter()) {
+            *to = if from == 0 { b' ' } else { from };
+        }
+        last[text.len()] = 0;
+    });
 }
 
-/// This thread's last message, valid until its next status-returning call.
+/// `message` as at most `most` bytes: whole, or cut at a character boundary with "..."
+/// at the end.
+fn fit(message: &str, most: usize) -> std::borrow::Cow<'_, [u8]> {
+    if message.len() <= most {
+        return message.as_bytes().into();
+    }
+    const MORE: &str = "...";
+    let mut cut = most - MORE.len();
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    [&message.as_bytes()[..cut], MORE.as_bytes()]
+        .concat()
+        .into()
+}
+
+/// This thread's last message, valid until its next status-returning call (or the
+/// thread's end).
 pub(crate) fn last_error() -> *const c_char {
-    LAST_ERROR.with(|last| last.borrow().as_ptr())
+    LAST_ERROR.with(|last| last.as_ptr().cast::<c_char>())
 }
 
 /// Runs an entry point's body: catches a panic (`EWISE_ERROR_INTERNAL`), records the
@@ -166,5 +198,33 @@ pub(crate) fn out_ptr<T>(ptr: *mut T, what: &str) -> Outcome<()> {
         Err(Failure::invalid(format!("{what} is NULL")))
     } else {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last() -> String {
+        // SAFETY: `last_error` returns this thread's NUL-terminated message.
+        unsafe { std::ffi::CStr::from_ptr(last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn long_messages_are_cut_at_a_character_boundary() {
+        let long = "é".repeat(MESSAGE_CAPACITY);
+        set_last_error(&long);
+        let kept = last();
+        assert!(kept.len() < MESSAGE_CAPACITY && kept.ends_with("..."));
+        assert!(kept.trim_end_matches("...").chars().all(|c| c == 'é'));
+        set_last_error("a\0b");
+        assert_eq!(last(), "a b");
+        set_last_error("");
+        assert_eq!(last(), "");
+        let exact = "x".repeat(MESSAGE_CAPACITY - 1);
+        set_last_error(&exact);
+        assert_eq!(last(), exact);
     }
 }
