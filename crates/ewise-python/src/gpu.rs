@@ -132,6 +132,7 @@ pub(crate) unsafe fn execute(
     plan: &Plan,
 ) -> PyResult<()> {
     let device = device()?;
+    device.check_process().map_err(gpu_error)?;
     let (input, output, memory) = (plan.input, plan.output, plan.memory);
     if streamable(plan) {
         let op = match desc {
@@ -186,7 +187,8 @@ pub(crate) unsafe fn execute(
 }
 
 /// Streams `count` elements through the shared stream, remade when it runs another
-/// operator or types.
+/// operator or types. In a forked child this is [`GpuError::Forked`] before the
+/// stream's lock, which a thread of the parent may have held at the fork.
 fn run_stream(
     device: &GpuDevice,
     op: StreamOp,
@@ -194,6 +196,7 @@ fn run_stream(
     count: u64,
     mut ends: Ends<'_>,
 ) -> Result<(), GpuError> {
+    device.check_process()?;
     let mut shared = stream().lock().unwrap_or_else(PoisonError::into_inner);
     let program = StreamProgram::single(op, input, output);
     let fits = |s: &GpuStream| *s.stream_program() == program;

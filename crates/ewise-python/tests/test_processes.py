@@ -114,6 +114,61 @@ def test_gpu_after_fork_raises_promptly():
     assert ewise.sign(np.ones(1 << 16, np.float32), device="gpu").all()
 
 
+def wait_child(pid: int, deadline: float) -> int:
+    """The exit code of child `pid`; killed, and the test failed, past `deadline` s."""
+    start = time.monotonic()
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() - start > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung on the GPU")
+        time.sleep(0.01)
+
+
+def test_gpu_after_fork_while_a_thread_streams_raises_at_once():
+    """The fork lands while a parent thread is inside a streaming GPU call, holding the
+    stream's lock: the child's GPU calls raise GpuError at once instead of waiting for a
+    lock no thread of the child will release."""
+    adapter_or_skip()
+    x = np.linspace(-3, 3, 1 << 22, dtype=np.float32)
+    stop = threading.Event()
+
+    def busy():
+        while not stop.is_set():
+            ewise.sign(x, device="gpu")
+
+    thread = threading.Thread(target=busy)
+    thread.start()
+    try:
+        for _ in range(5):
+            time.sleep(0.05)
+            pid = os.fork()
+            if pid == 0:
+                code = 4
+                try:
+                    start = time.monotonic()
+                    for _ in range(3):
+                        try:
+                            ewise.sign(x[:4096], device="gpu")
+                            code = 3
+                            break
+                        except ewise.GpuError as e:
+                            code = 0 if "fork" in str(e) else 5
+                    if code == 0 and time.monotonic() - start > 5:
+                        code = 6
+                    if code == 0 and not np.array_equal(ewise.sign(x), np.sign(x)):
+                        code = 7
+                finally:
+                    os._exit(code)
+            assert wait_child(pid, 60) == 0
+    finally:
+        stop.set()
+        thread.join()
+
+
 def os_threads() -> int:
     with open("/proc/self/status") as f:
         for line in f:
