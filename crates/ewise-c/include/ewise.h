@@ -513,7 +513,7 @@ EWISE_API EWISE_STATUS ewise_buffer_read(ewise_buffer *buffer, uint64_t offset, 
 /* Binds one input and one output and runs the compiled operator: the work of
  * IDMLBindingTable::BindInputs / BindOutputs, IDMLCommandRecorder::RecordDispatch,
  * ID3D12CommandQueue::ExecuteCommandLists and the fence wait, in one synchronous call:
- * when it returns, the output holds the results. Binding rules (SEMANTICS.md section 5):
+ * when it returns, the output holds the results. Binding rules (docs/SEMANTICS.md section 5):
  * each Offset a multiple of 16 (or of the tensor's GuaranteedBaseOffsetAlignment when
  * given); each SizeInBytes at least the tensor's TotalTensorSizeInBytes; each range inside
  * its buffer; input and output on the operator's device; input and output may share a

@@ -1,5 +1,5 @@
 //! Operators, compiled operators and `ewise_execute`: bindings checked by the backends
-//! with DirectML's rules (SEMANTICS.md section 5), buffers locked while they run.
+//! with DirectML's rules (docs/SEMANTICS.md section 5), buffers locked while they run.
 
 use std::sync::Arc;
 

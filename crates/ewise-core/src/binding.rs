@@ -1,5 +1,5 @@
 //! Buffer bindings and the rules every backend applies to them at execution
-//! (SEMANTICS.md section 5): counts, offset alignment, bound sizes, ranges inside their
+//! (docs/SEMANTICS.md section 5): counts, offset alignment, bound sizes, ranges inside their
 //! buffers, and hazards between the input and output ranges.
 
 use crate::error::{Error, HazardKind, Result};

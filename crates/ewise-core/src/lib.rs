@@ -5,7 +5,8 @@
 //! DirectML's buffer-size rule, operator descriptions, validation with typed errors, and
 //! the scalar reference semantics that every fast kernel is tested against.
 //!
-//! The contract is `shared/spec/SEMANTICS.md`; this crate is its executable form.
+//! The contract is the repository's `docs/SEMANTICS.md`; this crate is its executable
+//! form.
 //!
 //! ```
 //! use ewise_core::{validate, DataType, Extensions, FeatureLevel, OperatorDesc, TensorDesc};

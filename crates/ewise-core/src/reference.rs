@@ -1,4 +1,4 @@
-//! The scalar reference semantics: SEMANTICS.md section 1 in executable form.
+//! The scalar reference semantics: docs/SEMANTICS.md section 1 in executable form.
 //!
 //! These functions are written for clarity, through each type's own arithmetic (f16 and
 //! bf16 through the `half` crate's comparisons), never through the bit tricks the fast

@@ -1,4 +1,4 @@
-//! The DirectML support tables (SEMANTICS.md section 3), kept as data.
+//! The DirectML support tables (docs/SEMANTICS.md section 3), kept as data.
 //!
 //! Validation, `ewise support` and the tests all read these tables; nothing else in the
 //! code knows which level supports what.

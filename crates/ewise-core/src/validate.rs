@@ -10,7 +10,7 @@ use crate::tensor::{TensorDesc, TensorFlags};
 /// Whether descriptions may go beyond what DirectML accepts.
 ///
 /// `Disabled` (the default) is the strict DirectML API: only the support tables of
-/// SEMANTICS.md section 3 at the device's level. `Enabled` is the explicit opt-in the
+/// docs/SEMANTICS.md section 3 at the device's level. `Enabled` is the explicit opt-in the
 /// ONNX front end and the CLI's ONNX semantics use; it accepts, from the operator's
 /// introduction on:
 /// - the extension data types (BFLOAT16, BOOL output for IS_INFINITY, the float8

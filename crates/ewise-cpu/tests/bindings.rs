@@ -1,4 +1,4 @@
-//! Binding rules and hazards at execution (SEMANTICS.md section 5), each with its error.
+//! Binding rules and hazards at execution (docs/SEMANTICS.md section 5), each with its error.
 
 use ewise_cpu::{
     Buffer, BufferBinding, BufferRef, CompiledOperator, DataType, Device, Error, HazardKind,

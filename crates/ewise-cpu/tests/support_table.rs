@@ -1,5 +1,5 @@
 //! One table-driven test over every (operator, feature level, input type, output type,
-//! dimension count 1..8): creation accepts or rejects exactly as SEMANTICS.md section 3
+//! dimension count 1..8): creation accepts or rejects exactly as docs/SEMANTICS.md section 3
 //! says. The expectations below are restated from the spec's text, not read from the
 //! library's tables, so the two are checked against each other.
 
@@ -9,7 +9,8 @@ use ewise_cpu::{
 use DataType::*;
 use FeatureLevel::*;
 
-/// (dimension counts, input types, output types) allowed at `level`, per SEMANTICS.md.
+/// (dimension counts, input types, output types) allowed at `level`, per
+/// docs/SEMANTICS.md section 3.
 fn spec(
     op: OperatorType,
     level: FeatureLevel,

@@ -1,4 +1,4 @@
-//! Description validation: each rule of SEMANTICS.md section 4 gives its own typed error.
+//! Description validation: each rule of docs/SEMANTICS.md section 4 gives its own typed error.
 
 use ewise_cpu::{
     DataType, Device, DeviceOptions, Error, Extensions, FeatureLevel, InfinityMode, NanPolicy,

@@ -1,5 +1,5 @@
 """An independent numpy oracle for ewise's Sign and IsInfinity, written from
-``shared/spec/SEMANTICS.md`` alone.
+``docs/SEMANTICS.md`` alone.
 
 It works on raw bits (the unsigned-integer view of each element) and never calls
 ``np.sign``, ``np.isinf``, ``np.isnan`` or float comparisons on float types, so that
@@ -49,7 +49,7 @@ class FloatFormat:
 
 #: The formats with infinities are IEEE-like: exponent all ones + mantissa zero is an
 #: infinity, exponent all ones + mantissa non-zero is NaN. The float8 "fn"/"fnuz"
-#: formats have no infinity (SEMANTICS §1): IsInf is always false for them.
+#: formats have no infinity (docs/SEMANTICS.md §1): IsInf is always false for them.
 FORMATS: dict[str, FloatFormat] = {
     "float16": FloatFormat("float16", 16, 5, 10, True, 0x3C00),
     "bfloat16": FloatFormat("bfloat16", 16, 8, 7, True, 0x3F80),
@@ -113,7 +113,7 @@ def is_nan_bits(u: np.ndarray, f: FloatFormat) -> np.ndarray:
 
 
 def sign_bits(u: np.ndarray, name: str, nan: str = "zero") -> np.ndarray:
-    """SEMANTICS §1 ELEMENT_WISE_SIGN on the bit patterns ``u`` of type ``name``;
+    """docs/SEMANTICS.md §1 ELEMENT_WISE_SIGN on the bit patterns ``u`` of type ``name``;
     returns the result's bit patterns (same unsigned type)."""
     u = np.asarray(u)
     if name in SIGN_INTS:
@@ -147,7 +147,7 @@ def sign_bits(u: np.ndarray, name: str, nan: str = "zero") -> np.ndarray:
 
 
 def is_infinity_bits(u: np.ndarray, name: str, mode: str = "either") -> np.ndarray:
-    """SEMANTICS §1 ELEMENT_WISE_IS_INFINITY on bit patterns; returns bool."""
+    """docs/SEMANTICS.md §1 ELEMENT_WISE_IS_INFINITY on bit patterns; returns bool."""
     f = FORMATS[name]
     t = f.uint
     u = np.asarray(u).astype(t, copy=False)

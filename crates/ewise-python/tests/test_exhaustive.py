@@ -1,4 +1,4 @@
-"""Every 8- and 16-bit pattern, bit for bit against the oracle (SEMANTICS.md §1).
+"""Every 8- and 16-bit pattern, bit for bit against the oracle (docs/SEMANTICS.md §1).
 
 Each test runs the whole pattern space as one array (65536 or 256 elements).
 """
@@ -13,7 +13,7 @@ import oracle
 from oracle import FLOAT8_TYPES, MODES, all_patterns, assert_same_bits, bits
 
 # ---------------------------------------------------------------------------------
-# The oracle itself, against hand-written rows of SEMANTICS.md's tables, so that an
+# The oracle itself, against hand-written rows of docs/SEMANTICS.md's tables, so that an
 # oracle bug cannot silently agree with an ewise bug.
 
 

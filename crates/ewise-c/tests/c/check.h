@@ -2,7 +2,7 @@
  * check.h: what the functional C tests of ewise's C ABI share.
  *
  * Written from ewise.h and DirectML's documentation only, as a program outside the
- * project would be, plus ../shared/spec/SEMANTICS.md for the bits:
+ * project would be, plus docs/SEMANTICS.md for the bits:
  *   - CHECK / CHECK_OK / CHECK_STATUS: one line per failed check, a count, an exit code;
  *   - the device kind from the environment (EWISE_C_DEVICE=cpu|gpu) and the GPU skip rule;
  *   - tensor descriptions filled in as a DirectML program fills them (DMLCalcBufferTensorSize);
@@ -404,7 +404,7 @@ static inline uint64_t test_random(uint64_t *state)
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* The scalar reference (SEMANTICS.md section 1, from the values, not the bits)         */
+/* The scalar reference (docs/SEMANTICS.md section 1, from the values, not the bits)    */
 /* ------------------------------------------------------------------------------------ */
 
 /* 2^e as a double, exactly, for small e. */
@@ -483,7 +483,7 @@ static inline int ref_is_float(DML_TENSOR_DATA_TYPE type)
            type == DML_TENSOR_DATA_TYPE_FLOAT64 || (uint32_t)type == 1000;
 }
 
-/* The bit patterns of +1 and -1 (SEMANTICS.md section 2). */
+/* The bit patterns of +1 and -1 (docs/SEMANTICS.md section 2). */
 static inline uint64_t ref_one(DML_TENSOR_DATA_TYPE type, int negative)
 {
     switch ((uint32_t)type) {
@@ -507,7 +507,7 @@ static inline int ref_is_signed_int(DML_TENSOR_DATA_TYPE type)
            type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
 }
 
-/* SIGN of one element (bits zero-extended), as SEMANTICS.md section 1 says. */
+/* SIGN of one element (bits zero-extended), as docs/SEMANTICS.md section 1 says. */
 static inline uint64_t ref_sign(DML_TENSOR_DATA_TYPE type, uint64_t bits, EWISE_NAN_POLICY policy)
 {
     size_t size = test_elem_size(type);

@@ -186,7 +186,7 @@ static EWISE_STATUS query_type(ewise_device *device, uint32_t type, int32_t *sup
 }
 
 /*
- * What SEMANTICS.md section 3 (strict) and ewise.h (Extensions = 1) say SIGN or
+ * What docs/SEMANTICS.md section 3 (strict) and ewise.h (Extensions = 1) say SIGN or
  * IS_INFINITY accepts, as an input or an output, at `level`: 1, 0, or -1 where the
  * documents leave it open (64-bit integers with Extensions below 4_1).
  */
@@ -703,7 +703,7 @@ static void test_create_operator(void)
     /* data types a level or the strict rules do not accept: NOT_SUPPORTED */
     fixture_init(&f, DML_TENSOR_DATA_TYPE_UINT8, 2, SIZES_2x3);
     if (CHECK_STATUS(create(g_dev, &f.inf_op), EWISE_ERROR_NOT_SUPPORTED)) {
-        /* SEMANTICS.md section 5: the message names the operator, the tensor and the type */
+        /* docs/SEMANTICS.md section 5: the message names the operator, the tensor and the type */
         CHECK_MESSAGE_HAS("IS_INFINITY");
         CHECK_MESSAGE_HAS("UINT8");
         CHECK_MESSAGE_HAS("Input");

@@ -1,6 +1,6 @@
 /*
  * ops.c: every operator x data type x mode of ewise's C ABI, bit-compared with the scalar
- * reference of check.h (SEMANTICS.md section 1), on the device EWISE_C_DEVICE names.
+ * reference of check.h (docs/SEMANTICS.md section 1), on the device EWISE_C_DEVICE names.
  *
  * - SIGN: FLOAT32, FLOAT16, the eight integer types (strict device at 6_4), FLOAT64 and
  *   BFLOAT16 (Extensions = 1), under both NaN policies (one device per policy);
@@ -314,7 +314,7 @@ static void run_case(ewise_device *device, const op_case *c)
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* The reference, checked against values written out by hand from SEMANTICS.md          */
+/* The reference, checked against values written out by hand from docs/SEMANTICS.md     */
 /* ------------------------------------------------------------------------------------ */
 
 static void check_reference(void)

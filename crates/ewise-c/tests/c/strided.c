@@ -7,11 +7,12 @@
  * 16-byte-aligned offsets, runs the compiled operator and compares the WHOLE output
  * buffer with what the scalar reference gives walking both tensors' strides:
  *  - every output element holds the reference's bits;
- *  - every byte outside the output binding is untouched (SEMANTICS.md section 5);
+ *  - every byte outside the output binding is untouched (docs/SEMANTICS.md section 5);
  *  - every byte inside the output tensor's span that no element covers (padding, the
  *    neighbours of strided 8- and 16-bit elements) is untouched too: ewise promises this
- *    (README, "8- and 16-bit outputs at any stride never lose a neighbour's byte"),
- *    beyond SEMANTICS.md section 4, and the failure message says which of the two broke;
+ *    (README, "8- and 16-bit outputs at any stride never lose a neighbour's byte";
+ *    docs/SEMANTICS.md section 5.4), beyond DirectML's rule (section 4), and the
+ *    failure message says which of the two broke;
  *  - the input is unchanged.
  * Layouts: stride 0 (broadcast) inputs, transposed (column-major) inputs and outputs,
  * padded rows, 4-D at feature level 2_1, 5-D at 3_0, 8-D at 6_4, 12-D with Extensions,

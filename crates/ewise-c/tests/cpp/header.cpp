@@ -189,7 +189,7 @@ std::vector<uint8_t> is_infinity_op(ewise_device *device, DML_TENSOR_DATA_TYPE t
     return result;
 }
 
-// ---- the scalar reference (SEMANTICS.md section 1) ---------------------------------------
+// ---- the scalar reference (docs/SEMANTICS.md section 1) ----------------------------------
 
 uint32_t sign_f32(uint32_t x, EWISE_NAN_POLICY policy)
 {

@@ -1,4 +1,4 @@
-//! Bit-level facts about each floating-point format (SEMANTICS.md section 2).
+//! Bit-level facts about each floating-point format (docs/SEMANTICS.md section 2).
 
 use bytemuck::Pod;
 

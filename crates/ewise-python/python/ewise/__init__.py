@@ -4,7 +4,7 @@ Every function takes a numpy array of any layout (strided, transposed, reversed,
 broadcast, misaligned, read-only) and runs on its memory without copying it; an
 array-like (a list, a scalar) goes through ``numpy.asarray`` first, and a Dask array
 gives a lazy Dask array computed block by block (on a cluster, if the Dask scheduler
-is one). The results are those of ``shared/spec/SEMANTICS.md``, bit for bit:
+is one). The results are those of the repository's ``docs/SEMANTICS.md``, bit for bit:
 
 - ``sign``: -1, +0 or +1 in the input's type; -0 gives +0; NaN gives +0 under
   ``nan="zero"`` (DirectML's formula, the default) or the input NaN, payload and sign
