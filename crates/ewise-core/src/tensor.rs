@@ -121,6 +121,7 @@ impl TensorDesc {
         match &self.strides {
             Some(s) if s.len() == self.sizes.len() => Some(s.iter().map(|&v| v.into()).collect()),
             Some(_) => None,
+            None if self.sizes.contains(&0) => Some(saturating_packed_strides(&self.sizes)),
             None => packed_strides(&self.sizes),
         }
     }
@@ -159,6 +160,18 @@ pub fn packed_strides(sizes: &[u32]) -> Option<Vec<u64>> {
         acc = acc.checked_mul(u64::from(size))?;
     }
     Some(strides)
+}
+
+/// Packed row-major strides that saturate instead of overflowing: those of an empty
+/// tensor, which address no element, so that any sizes beside its zero one have strides.
+fn saturating_packed_strides(sizes: &[u32]) -> Vec<u64> {
+    let mut strides = vec![0u64; sizes.len()];
+    let mut acc = 1u64;
+    for (stride, &size) in strides.iter_mut().zip(sizes).rev() {
+        *stride = acc;
+        acc = acc.saturating_mul(u64::from(size));
+    }
+    strides
 }
 
 /// DirectML's `DMLCalcBufferTensorSize`: the minimum bytes a tensor spans.
@@ -289,5 +302,14 @@ mod tests {
     fn packed_strides_are_row_major() {
         assert_eq!(packed_strides(&[2, 3, 4]), Some(vec![12, 4, 1]));
         assert_eq!(packed_strides(&[]), Some(vec![]));
+    }
+
+    #[test]
+    fn empty_tensors_have_strides_whatever_their_other_sizes() {
+        let t = TensorDesc::new(DataType::Float32, &[0, u32::MAX, u32::MAX, u32::MAX]);
+        assert_eq!(packed_strides(&t.sizes), None);
+        let strides = t.effective_strides().expect("an empty tensor has strides");
+        assert_eq!(strides[3], 1);
+        assert_eq!(strides[0], u64::MAX);
     }
 }
