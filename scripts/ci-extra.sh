@@ -60,3 +60,8 @@ cargo clippy -q -p ewise --no-default-features -- -D warnings
 # data over a tree of files, directories, FIFOs and links inside and outside the model's
 # directory.
 scripts/fuzz-loader.sh
+
+# The C ABI under cargo-fuzz for as long (random DML_* descriptions, NULLs, lying sizes,
+# bindings, aliasing wrapped memory, release orders; every status with its message and
+# every execution against the scalar reference).
+scripts/fuzz-c-abi.sh
