@@ -1,5 +1,5 @@
 //! Every dtype x both semantics x both operators, compared bit for bit with the scalar
-//! reference; what each semantics accepts is taken from SEMANTICS.md, not from the code.
+//! reference; what each semantics accepts is taken from docs/SEMANTICS.md, not from the code.
 
 mod common;
 

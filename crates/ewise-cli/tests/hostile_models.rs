@@ -1,7 +1,9 @@
 //! `ewise run` on models written by an attacker: external data that is a symbolic link
 //! out of the model's folder, sits behind a linked directory or is a FIFO, and sizes the
-//! files do not hold or memory cannot. Each is refused with one line before any output
-//! exists, and no byte from outside the folder reaches OUTDIR.
+//! files do not hold. Each is refused with one line before any output exists, and no
+//! byte from outside the folder reaches OUTDIR. A size memory cannot hold is streamed
+//! within an address-space limit, and a data file shrunk while it is streamed ends the
+//! run with one line and no output.
 #![cfg(unix)]
 
 mod common;
@@ -149,8 +151,20 @@ fn a_claim_beyond_the_file_is_one_line_naming_the_tensor_and_sizes() {
     a.assert_no_output();
 }
 
+/// The temporary `ewise run` writes `w.npy` into, in `outdir`, and its size, once it
+/// exists.
+fn temporary_size(outdir: &Path) -> Option<u64> {
+    std::fs::read_dir(outdir)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .and_then(|e| e.metadata().ok())
+        .map(|m| m.len())
+}
+
 #[test]
-fn a_claim_memory_cannot_hold_is_one_line_not_an_abort() {
+#[cfg(target_os = "linux")]
+fn a_claim_larger_than_memory_streams_within_an_address_space_limit() {
     if std::env::var(RUNNER_ENV).is_ok_and(|r| !r.trim().is_empty()) {
         eprintln!("skipping: an emulator under {RUNNER_ENV} reserves address space itself");
         return;
@@ -161,12 +175,68 @@ fn a_claim_memory_cannot_hold_is_one_line_not_an_abort() {
     drop(data);
     let model = a.model_dir.join("model.onnx");
     std::fs::write(&model, exfiltrating_model(external(1 << 40, "w.bin"))).unwrap();
-    let out = under_a_memory_limit(&[
+    let mut child = spawn_under_a_memory_limit(&[
         "run",
         model.to_str().unwrap(),
         "-o",
         a.outdir.to_str().unwrap(),
     ]);
-    assert_error(&out, &["cannot allocate", "1099511627776", "\"w\""]);
+    let limit = std::time::Duration::from_secs(120);
+    wait_until(
+        &mut child,
+        "1.25 GiB of the output was written",
+        limit,
+        || temporary_size(&a.outdir).is_some_and(|n| n > 5 << 28),
+    );
+    send_signal(&child, "INT");
+    let (status, _, err) = finish_within(child, limit);
+    assert_eq!(status.code(), Some(130), "status {status}, stderr: {err}");
+    assert!(err.contains("interrupted"), "{err}");
     a.assert_no_output();
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn external_data_shrunk_while_streamed_is_one_line_naming_the_tensor_and_sizes() {
+    const LEN: u64 = 1 << 30;
+    let a = archive();
+    let model = a.model_dir.join("model.onnx");
+    std::fs::write(&model, exfiltrating_model(external(LEN, "w.bin"))).unwrap();
+    let limit = std::time::Duration::from_secs(120);
+    for _ in 0..5 {
+        let data = std::fs::File::create(a.model_dir.join("w.bin")).unwrap();
+        data.set_len(LEN).unwrap();
+        let mut child = spawn_ewise(&[
+            "run",
+            model.to_str().unwrap(),
+            "-o",
+            a.outdir.to_str().unwrap(),
+            "--chunk-size",
+            "4Ki",
+        ]);
+        wait_until(&mut child, "the output's temporary exists", limit, || {
+            temporary_size(&a.outdir).is_some()
+        });
+        data.set_len(4096).unwrap();
+        let (status, _, err) = finish_within(child, limit);
+        if status.success() {
+            eprintln!("ewise finished before w.bin was truncated; again");
+            std::fs::remove_dir_all(&a.outdir).unwrap();
+            continue;
+        }
+        assert_error_exit(
+            status,
+            1,
+            &err,
+            &[
+                "model.onnx",
+                "external data location \"w.bin\" of tensor \"w\" shrank after the model was loaded",
+                "bytes 0 to 1073741824",
+                "now holds 4096 bytes",
+            ],
+        );
+        a.assert_no_output();
+        return;
+    }
+    panic!("ewise finished before w.bin could be truncated, five times");
 }

@@ -9,7 +9,7 @@ use std::process::Output;
 
 use common::*;
 use ewise_cpu::{DataType, InfinityMode, NanPolicy};
-use ewise_onnx::proto::Message;
+use ewise_onnx::proto::{self, Message};
 use ewise_onnx::Tensor;
 
 const BOOL: i32 = 9;
@@ -734,4 +734,66 @@ fn onnx_test_on_the_gpu_passes_where_the_cpu_passes() {
         stdout_lines(&out).last().unwrap(),
         &format!("{} passed, 0 failed", cases.len())
     );
+}
+
+/// A float32 `[n]` initializer `name` stored in `location` from `offset`.
+fn external_f32(name: &str, n: usize, location: &str, offset: usize) -> proto::TensorProto {
+    let entry = |key: &str, value: String| proto::StringStringEntryProto {
+        key: key.into(),
+        value,
+    };
+    proto::TensorProto {
+        name: name.into(),
+        data_type: FLOAT,
+        dims: vec![n as i64],
+        data_location: proto::DataLocation::External as i32,
+        external_data: vec![
+            entry("location", location.into()),
+            entry("offset", offset.to_string()),
+            entry("length", (4 * n).to_string()),
+        ],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn external_initializers_and_defaults_stream_from_their_files_on_both_devices() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let t = DataType::Float32;
+    let w = common::patterns(t, 100_000, 3);
+    let x = common::patterns(t, 70_000, 4);
+    let mut data = vec![0xEE; 8];
+    data.extend(to_le(&w, 4));
+    data.extend(to_le(&x, 4));
+    write(d, "weights.bin", &data);
+    let graph = proto::GraphProto {
+        name: "external".into(),
+        node: vec![node("Sign", "w", "y", &[]), node("IsInf", "x", "z", &[])],
+        input: vec![value("x", FLOAT, None)],
+        initializer: vec![
+            external_f32("w", w.len(), "weights.bin", 8),
+            external_f32("x", x.len(), "./weights.bin", 8 + 4 * w.len()),
+        ],
+        output: vec![
+            value("y", FLOAT, None),
+            value("z", BOOL, None),
+            value("w", FLOAT, None),
+        ],
+        ..Default::default()
+    };
+    let model = write(d, "external.onnx", &graph_model_bytes(20, graph));
+    let out = d.join("cpu");
+    assert_ok(&run_model(&model, &[], &out, &["--chunk-size", "64Ki"]));
+    let (_, y) = read_npy(&out.join("y.npy"));
+    assert_eq!(from_le(&y, 4), expected_sign(t, &w, NanPolicy::Propagate));
+    let (header, z) = read_npy(&out.join("z.npy"));
+    assert_eq!(header.shape, [x.len() as u64]);
+    let z: Vec<u64> = z.into_iter().map(u64::from).collect();
+    assert_eq!(z, expected_is_infinity(t, &x, InfinityMode::Either));
+    let (_, copied) = read_npy(&out.join("w.npy"));
+    assert_eq!(copied, to_le(&w, 4));
+    if gpu() {
+        run_on_both(d, "external", &model, &[], &["--chunk-size", "64Ki"]);
+    }
 }

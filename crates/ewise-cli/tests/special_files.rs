@@ -1,6 +1,6 @@
 //! Inputs that are not plain files, and files changed under a running `ewise`, each done
 //! for real: FIFOs with and without a writer, sockets, devices, and a file truncated by
-//! another program while `--in-place` rewrites it.
+//! another program while `--in-place` rewrites it or `run` reads it.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -208,4 +208,55 @@ fn truncated_while_rewritten(extra: &[&str]) {
         return;
     }
     panic!("ewise finished before the file could be truncated, ten times");
+}
+
+#[test]
+fn run_names_what_an_input_truncated_while_it_is_read_still_holds() {
+    let dir = temp_dir();
+    let model = path(&dir, "sign.onnx");
+    std::fs::write(&model, sign_model((TRUNCATED_DATA / 4) as i64)).unwrap();
+    let x = path(&dir, "x.npy");
+    let out = path(&dir, "out");
+    let header = f32_header(TRUNCATED_DATA / 4);
+    let cut = header.len() as u64 + 4096;
+    for _ in 0..10 {
+        let mut f = std::fs::File::create(&x).unwrap();
+        f.write_all(&header).unwrap();
+        f.set_len(header.len() as u64 + TRUNCATED_DATA).unwrap();
+        let mut child = spawn_ewise(&[
+            "run",
+            model.to_str().unwrap(),
+            "-i",
+            &format!("x={}", x.display()),
+            "-o",
+            out.to_str().unwrap(),
+            "--chunk-size",
+            "4Ki",
+        ]);
+        wait_until(
+            &mut child,
+            "the output's temporary exists",
+            PATIENCE,
+            || std::fs::read_dir(&out).is_ok_and(|mut d| d.next().is_some()),
+        );
+        f.set_len(cut).unwrap();
+        let (status, _, err) = finish_within(child, PATIENCE);
+        if status.success() {
+            std::fs::remove_dir_all(&out).unwrap();
+            continue;
+        }
+        assert_error_exit(
+            status,
+            1,
+            &err,
+            &[
+                "x.npy: truncated while being read",
+                &format!("needs {TRUNCATED_DATA} bytes of data"),
+                "but the file now holds 4096 bytes after the header",
+            ],
+        );
+        assert!(!out.exists() || file_names(&out).is_empty(), "{err}");
+        return;
+    }
+    panic!("ewise finished before the input could be truncated, ten times");
 }

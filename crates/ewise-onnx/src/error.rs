@@ -259,6 +259,23 @@ pub enum Error {
         /// Why it was refused.
         reason: Refusal,
     },
+    /// External tensor data read after the load (a model loaded with
+    /// [`crate::ExternalData::Deferred`]) whose file, kept open since the load, no
+    /// longer holds the tensor's range: another program shrank it. Nothing past the
+    /// file's new end was read.
+    #[error("external data location {location:?} of tensor {tensor:?} shrank after the model was loaded: the tensor needs bytes {offset} to {} of the file ({len} bytes), but it now holds {size} bytes", offset.saturating_add(*len))]
+    ExternalDataTruncated {
+        /// The tensor's name.
+        tensor: String,
+        /// The location, as the model gives it.
+        location: String,
+        /// The tensor's first byte in the file.
+        offset: u64,
+        /// The tensor's byte size.
+        len: u64,
+        /// The file's size now.
+        size: u64,
+    },
     /// Memory for data whose size the model claims could not be allocated. The claim
     /// was within what the file holds, so the model may be sound but too large for this
     /// process.

@@ -4,13 +4,14 @@
 //! plan on a GPU; [`stream`] runs it chunk by chunk.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ewise_cpu::support::MAX_EXTENDED_DIMENSIONS;
 use ewise_cpu::{CompiledOperator, DataType, Device, NanPolicy, OperatorDesc, TensorDesc};
 
 use crate::dtype;
 use crate::error::{Error, Result};
-use crate::graph::{dims_text, Dim, Graph, PlannedStep, Source, ValueInfo};
+use crate::graph::{dims_text, Dim, Graph, InMemory, PlannedStep, Source, ValueInfo};
 use crate::opset::OpType;
 use crate::tensor::{byte_len, shape_text, Tensor};
 
@@ -38,18 +39,19 @@ pub struct RunStats {
 /// for element-wise operators on packed data.
 const CHUNK_ELEMENTS: usize = 1 << 30;
 
-enum Slot<'a> {
+enum Slot {
     Empty,
     Owned(Vec<u8>),
-    Borrowed(&'a [u8]),
+    /// An initializer's bytes, never written.
+    Constant(Arc<Vec<u8>>),
 }
 
-impl Slot<'_> {
+impl Slot {
     fn bytes(&self) -> &[u8] {
         match self {
             Slot::Empty => &[],
             Slot::Owned(v) => v,
-            Slot::Borrowed(b) => b,
+            Slot::Constant(b) => b,
         }
     }
 }
@@ -385,23 +387,27 @@ pub(crate) fn run(
     inputs: Vec<(String, Tensor)>,
 ) -> Result<(Vec<(String, Tensor)>, RunStats)> {
     let shapes = check_run_inputs(graph, &inputs)?;
-    let mut slots: Vec<Slot<'_>> = graph.values.iter().map(|_| Slot::Empty).collect();
+    let mut slots: Vec<Slot> = graph.values.iter().map(|_| Slot::Empty).collect();
     for (name, tensor) in inputs {
         if let Some(i) = graph.inputs.iter().position(|info| info.name == name) {
             slots[graph.input_values[i]] = Slot::Owned(tensor.data);
         }
     }
+    let mut in_memory = InMemory::default();
     for (v, value) in graph.values.iter().enumerate() {
         match value.source {
             Source::Input {
                 default: Some(d), ..
             } if matches!(slots[v], Slot::Empty) => {
-                slots[v] = Slot::Borrowed(graph.initializers[d].bytes());
+                slots[v] = Slot::Constant(in_memory.get(&graph.initializers[d])?);
             }
-            Source::Initializer(i) => slots[v] = Slot::Borrowed(graph.initializers[i].bytes()),
+            Source::Initializer(i) => {
+                slots[v] = Slot::Constant(in_memory.get(&graph.initializers[i])?)
+            }
             _ => {}
         }
     }
+    drop(in_memory);
 
     let ctx = Context { device, policy };
     let mut stats = RunStats::default();
@@ -434,7 +440,7 @@ pub(crate) fn run(
     for (info, &v) in graph.outputs.iter().zip(&graph.output_values) {
         let data = match std::mem::replace(&mut slots[v], Slot::Empty) {
             Slot::Owned(data) => data,
-            Slot::Borrowed(b) => b.to_vec(),
+            Slot::Constant(b) => Arc::unwrap_or_clone(b),
             Slot::Empty => Vec::new(),
         };
         outputs.push((

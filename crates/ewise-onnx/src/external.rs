@@ -1,14 +1,17 @@
 //! External tensor data: where a `TensorProto`'s `external_data` entries say its bytes
-//! are ([`Location`]), and the [`Reader`] that fetches them for one load, confined to
-//! the model's directory, each byte range read once.
+//! are ([`Location`]), and the [`Reader`] that opens them for one load, confined to the
+//! model's directory, then either reads each byte range once ([`Reader::read`]) or
+//! keeps the file open and describes the range ([`Reader::describe`], an [`Extent`])
+//! for positioned reads later, chunk by chunk.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
+use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Refusal, Result};
-use crate::files::{self, FileId, OpenError, ReadError};
+use crate::files::{self, FileId, OpenError, Opened, ReadError};
 use crate::proto::TensorProto;
 
 /// Where an external tensor's bytes are, as its `external_data` entries say, checked
@@ -89,17 +92,95 @@ impl<'a> Location<'a> {
     }
 }
 
-/// Reads the external data of one load. Each location is opened under the model's
-/// directory with [`files::open_confined`] (no symbolic links, regular files only); the
-/// claimed range is checked against the file's size before any allocation, and the
-/// allocation itself is fallible; a range of a file that was read already (the same
-/// file, offset and length) is shared, not read again.
+/// A byte range of an external data file, checked when the model was loaded (the file
+/// then held it) and read later through the handle the load opened: the file is never
+/// opened again by path, so a link or another file put in its place afterwards is
+/// never read.
+#[derive(Debug)]
+pub(crate) struct Extent {
+    file: Arc<File>,
+    /// The path the file was opened by, for errors of the operating system.
+    path: PathBuf,
+    /// The location, as the model gives it.
+    location: String,
+    offset: u64,
+    len: usize,
+}
+
+impl Extent {
+    /// Fills `out` with the range's bytes from byte `start` of the range on, as stored
+    /// (little-endian), by positioned reads, for the tensor named `tensor`.
+    ///
+    /// Errors: bytes beyond the range are [`Error::InvalidChunk`]; a file that now ends
+    /// before them (shrunk since the load) is [`Error::ExternalDataTruncated`]; other
+    /// failures of the read are [`Error::Io`] naming the file.
+    pub fn read_at(&self, tensor: &str, start: usize, out: &mut [u8]) -> Result<()> {
+        let end = start.checked_add(out.len());
+        if end.is_none_or(|end| end > self.len) {
+            return Err(Error::InvalidChunk {
+                reason: format!(
+                    "{} bytes from byte {start} of tensor {tensor:?}, which holds {} bytes",
+                    out.len(),
+                    self.len
+                ),
+            });
+        }
+        let at = self.offset + start as u64;
+        files::read_exact_at(&self.file, out, at).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::UnexpectedEof {
+                self.truncated(tensor)
+            } else {
+                Error::Io {
+                    path: self.path.clone(),
+                    source,
+                }
+            }
+        })
+    }
+
+    /// The whole range, as stored, in a buffer reserved fallibly
+    /// ([`Error::OutOfMemory`]); errors as for [`Extent::read_at`].
+    pub fn read_all(&self, tensor: &str) -> Result<Vec<u8>> {
+        let mut data = Vec::new();
+        data.try_reserve_exact(self.len)
+            .map_err(|_| Error::OutOfMemory {
+                what: format!(
+                    "the external data of tensor {tensor:?} (location {:?}, offset {})",
+                    self.location, self.offset
+                ),
+                bytes: self.len as u64,
+            })?;
+        data.resize(self.len, 0);
+        self.read_at(tensor, 0, &mut data)?;
+        Ok(data)
+    }
+
+    /// The error for a file that ended before the range: its size now, from the handle.
+    fn truncated(&self, tensor: &str) -> Error {
+        Error::ExternalDataTruncated {
+            tensor: tensor.to_string(),
+            location: self.location.clone(),
+            offset: self.offset,
+            len: self.len as u64,
+            size: self.file.metadata().map_or(0, |m| m.len()),
+        }
+    }
+}
+
+/// Opens the external data of one load. Each location is opened under the model's
+/// directory with [`files::open_confined`] (no symbolic links, regular files only) and
+/// the claimed range is checked against the file's size. [`Reader::read`] then reads
+/// it, allocating fallibly, a range of a file read already (the same file, offset and
+/// length) shared, not read again; [`Reader::describe`] keeps the file open instead
+/// (one handle per file) and returns the range as an [`Extent`], one per range.
 #[derive(Debug)]
 pub(crate) struct Reader<'a> {
     base: Option<&'a Path>,
     files: Vec<PathBuf>,
     opened: HashSet<FileId>,
     ranges: HashMap<(FileId, u64, usize), Arc<Vec<u8>>>,
+    handles: HashMap<FileId, Arc<File>>,
+    extents: HashMap<(FileId, u64, usize), Arc<Extent>>,
     reads: usize,
 }
 
@@ -112,13 +193,16 @@ impl<'a> Reader<'a> {
             files: Vec::new(),
             opened: HashSet::new(),
             ranges: HashMap::new(),
+            handles: HashMap::new(),
+            extents: HashMap::new(),
             reads: 0,
         }
     }
 
-    /// The little-endian bytes at `location`, for the tensor named `tensor` (named in
-    /// errors with the location and the reason).
-    pub fn read(&mut self, tensor: &str, location: &Location<'_>) -> Result<Arc<Vec<u8>>> {
+    /// Opens `location` for the tensor named `tensor` and checks its range against the
+    /// file's size; returns the opened file and the path it was opened by. Errors name
+    /// the tensor, the location and the reason.
+    fn open(&mut self, tensor: &str, location: &Location<'_>) -> Result<(Opened, PathBuf)> {
         let text = location.text;
         let base = self.base.ok_or_else(|| Error::InvalidTensor {
             name: tensor.to_string(),
@@ -130,11 +214,7 @@ impl<'a> Reader<'a> {
             .components
             .iter()
             .fold(base.to_path_buf(), |path, c| path.join(c));
-        let io = |source| Error::Io {
-            path: path.clone(),
-            source,
-        };
-        let mut opened = match files::open_confined(base, &location.components) {
+        let opened = match files::open_confined(base, &location.components) {
             Ok(opened) => opened,
             Err(OpenError::Refused(reason)) => {
                 return Err(Error::ExternalDataRefused {
@@ -143,7 +223,7 @@ impl<'a> Reader<'a> {
                     reason,
                 })
             }
-            Err(OpenError::Io(source)) => return Err(io(source)),
+            Err(OpenError::Io(source)) => return Err(Error::Io { path, source }),
         };
         let (offset, len) = (location.offset, location.len);
         let end = u64::try_from(len).ok().and_then(|n| offset.checked_add(n));
@@ -159,6 +239,14 @@ impl<'a> Reader<'a> {
         if self.opened.insert(opened.id.clone()) {
             self.files.push(path.clone());
         }
+        Ok((opened, path))
+    }
+
+    /// The little-endian bytes at `location`, for the tensor named `tensor` (named in
+    /// errors with the location and the reason).
+    pub fn read(&mut self, tensor: &str, location: &Location<'_>) -> Result<Arc<Vec<u8>>> {
+        let (mut opened, path) = self.open(tensor, location)?;
+        let (offset, len) = (location.offset, location.len);
         let key = (opened.id.clone(), offset, len);
         if let Some(data) = self.ranges.get(&key) {
             return Ok(Arc::clone(data));
@@ -166,16 +254,43 @@ impl<'a> Reader<'a> {
         let data = files::read_range(&mut opened.file, offset, len).map_err(|e| match e {
             ReadError::OutOfMemory => Error::OutOfMemory {
                 what: format!(
-                    "the external data of tensor {tensor:?} (location {text:?}, offset {offset})"
+                    "the external data of tensor {tensor:?} (location {:?}, offset {offset})",
+                    location.text
                 ),
                 bytes: u64::try_from(len).unwrap_or(u64::MAX),
             },
-            ReadError::Io(source) => io(source),
+            ReadError::Io(source) => Error::Io { path, source },
         })?;
         self.reads += 1;
         let data = Arc::new(data);
         self.ranges.insert(key, Arc::clone(&data));
         Ok(data)
+    }
+
+    /// The range at `location`, for the tensor named `tensor`, opened and checked as
+    /// [`Reader::read`] does but not read: the file stays open (the first handle opened
+    /// to it, whatever location names it) and the range is returned for positioned reads
+    /// later. One range (file, offset, length) named many times gives one [`Extent`].
+    pub fn describe(&mut self, tensor: &str, location: &Location<'_>) -> Result<Arc<Extent>> {
+        let (opened, path) = self.open(tensor, location)?;
+        let key = (opened.id.clone(), location.offset, location.len);
+        if let Some(extent) = self.extents.get(&key) {
+            return Ok(Arc::clone(extent));
+        }
+        let file = Arc::clone(
+            self.handles
+                .entry(opened.id)
+                .or_insert_with(|| Arc::new(opened.file)),
+        );
+        let extent = Arc::new(Extent {
+            file,
+            path,
+            location: location.text.to_string(),
+            offset: location.offset,
+            len: location.len,
+        });
+        self.extents.insert(key, Arc::clone(&extent));
+        Ok(extent)
     }
 
     /// How many ranges were read from files (ranges shared are counted once).

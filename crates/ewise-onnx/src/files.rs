@@ -6,7 +6,9 @@
 //! - [`open_confined`] opens external tensor data: a regular file reached from the
 //!   model's directory through plain directories, following no symbolic link at any
 //!   step, so a link swapped in after a check is refused rather than followed.
-//! - [`read_range`] reads a byte range, allocating fallibly.
+//! - [`read_range`] reads a byte range, allocating fallibly; [`read_exact_at`] fills a
+//!   buffer with a positioned read, for data read chunk by chunk through a handle kept
+//!   open since the load.
 //!
 //! On Unix the confined open walks the location one component at a time with `openat`
 //! relative to the previous directory's descriptor, each directory opened with
@@ -140,6 +142,43 @@ pub(crate) fn read_range(file: &mut File, offset: u64, len: usize) -> Result<Vec
         )));
     }
     Ok(data)
+}
+
+/// Fills `buf` with the bytes of `file` from `offset` on by positioned reads (`pread` on
+/// Unix, a read at an offset elsewhere), so one handle serves reads of any range in any
+/// order; a file that ends first is an `UnexpectedEof` error.
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt;
+        let mut filled = 0;
+        while filled < buf.len() {
+            let at = offset + filled as u64;
+            match file.seek_read(&mut buf[filled..], at) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!("the file ended at byte {at}"),
+                    ))
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let mut file = file;
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(buf)
+    }
 }
 
 /// The bytes of the regular file at `path` (opened with [`open_regular`]), its buffer

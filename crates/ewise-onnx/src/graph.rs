@@ -11,11 +11,12 @@ use ewise_cpu::{DataType, InfinityMode};
 
 use crate::dtype;
 use crate::error::{Error, Result};
-use crate::external::Reader;
+use crate::external::{Extent, Reader};
+use crate::model::ExternalData;
 use crate::opset::{self, OpType, Schema};
 use crate::proto::tensor_shape_proto::dimension;
 use crate::proto::{type_proto, AttributeProto, AttributeType, ModelProto, NodeProto, TypeProto};
-use crate::tensor::{supported_types, TensorHead};
+use crate::tensor::{native_in_place, supported_types, TensorHead};
 
 /// One dimension of a declared shape.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -130,21 +131,100 @@ pub(crate) struct PlannedStep {
     pub release: Vec<usize>,
 }
 
-/// An initializer: its element type and shape, and its data when some run reads it.
+/// Where the data of an initializer some run reads is.
+#[derive(Debug, Clone)]
+pub(crate) enum Data {
+    /// In memory: the elements' native-order bytes. Initializers whose external data is
+    /// the same byte range share these bytes.
+    Held(Arc<Vec<u8>>),
+    /// In an external file, opened and checked at the load ([`ExternalData::Deferred`])
+    /// and read when a run needs it. Initializers naming the same byte range share it.
+    External(Arc<Extent>),
+}
+
+/// An initializer: its name, element type and shape, and its data when some run reads
+/// it.
 #[derive(Debug, Clone)]
 pub(crate) struct Initializer {
+    pub name: String,
     pub data_type: DataType,
     pub shape: Vec<usize>,
-    /// The elements' native-order bytes; `None` for an initializer no run reads, whose
-    /// data was never decoded or read from its file. Initializers whose external data
-    /// is the same byte range share these bytes.
-    pub data: Option<Arc<Vec<u8>>>,
+    /// `None` for an initializer no run reads, whose data was never decoded, read or
+    /// opened.
+    pub data: Option<Data>,
 }
 
 impl Initializer {
-    /// The elements' bytes; empty for an initializer no run reads.
-    pub fn bytes(&self) -> &[u8] {
-        self.data.as_deref().map_or(&[], Vec::as_slice)
+    /// The elements' bytes when they are in memory; `None` for data still in its file.
+    /// Empty for an initializer no run reads.
+    pub fn held(&self) -> Option<&[u8]> {
+        match &self.data {
+            None => Some(&[]),
+            Some(Data::Held(data)) => Some(data),
+            Some(Data::External(_)) => None,
+        }
+    }
+
+    /// Fills `out` with the data's bytes from byte `start` on, in native order: `start`
+    /// and `out.len()` are whole elements. Held data is copied; external data is read
+    /// from its file ([`Extent::read_at`], whose errors apply). Bytes beyond the data
+    /// are [`Error::InvalidChunk`].
+    pub fn read_at(&self, start: usize, out: &mut [u8]) -> Result<()> {
+        match &self.data {
+            Some(Data::External(extent)) => {
+                extent.read_at(&self.name, start, out)?;
+                native_in_place(self.data_type, out);
+                Ok(())
+            }
+            _ => {
+                let held = self.held().unwrap_or_default();
+                let bytes = start
+                    .checked_add(out.len())
+                    .and_then(|end| held.get(start..end))
+                    .ok_or_else(|| Error::InvalidChunk {
+                        reason: format!(
+                            "{} bytes from byte {start} of initializer {:?}, which holds {} bytes",
+                            out.len(),
+                            self.name,
+                            held.len()
+                        ),
+                    })?;
+                out.copy_from_slice(bytes);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The bytes of initializers brought into memory for one run that needs them whole:
+/// held data shared, external data read when first asked for (a range shared by several
+/// initializers of one element size read once per run).
+#[derive(Default)]
+pub(crate) struct InMemory {
+    read: HashMap<(usize, usize), Arc<Vec<u8>>>,
+}
+
+impl InMemory {
+    /// All of `init`'s bytes, in native order: empty for an initializer no run reads;
+    /// external data read whole with [`Extent::read_all`] (its buffer reserved
+    /// fallibly, [`Error::OutOfMemory`]).
+    pub fn get(&mut self, init: &Initializer) -> Result<Arc<Vec<u8>>> {
+        match &init.data {
+            None => Ok(Arc::new(Vec::new())),
+            Some(Data::Held(data)) => Ok(Arc::clone(data)),
+            Some(Data::External(extent)) => {
+                let size = init.data_type.size_in_bytes().unwrap_or(1) as usize;
+                let key = (Arc::as_ptr(extent) as usize, size);
+                if let Some(data) = self.read.get(&key) {
+                    return Ok(Arc::clone(data));
+                }
+                let mut data = extent.read_all(&init.name)?;
+                native_in_place(init.data_type, &mut data);
+                let data = Arc::new(data);
+                self.read.insert(key, Arc::clone(&data));
+                Ok(data)
+            }
+        }
     }
 }
 
@@ -160,7 +240,8 @@ pub(crate) struct Graph {
     pub input_values: Vec<usize>,
     pub output_values: Vec<usize>,
     pub steps: Vec<PlannedStep>,
-    /// The external data files read, each once, in first-use order.
+    /// The external data files read (or opened, for data read later), each once, in
+    /// first-use order.
     pub data_files: Vec<PathBuf>,
 }
 
@@ -397,10 +478,15 @@ fn cycle_nodes(nodes: &[NodeProto], producers: &HashMap<&str, usize>) -> Vec<Str
 }
 
 impl Graph {
-    /// Checks and plans the graph of `model`, then reads the data of the initializers
-    /// some run reads (external data relative to `base_dir`); the others keep only
-    /// their type and shape.
-    pub fn build(model: &ModelProto, base_dir: Option<&Path>) -> Result<Graph> {
+    /// Checks and plans the graph of `model`, then decodes the data of the initializers
+    /// some run reads, their external data (relative to `base_dir`) read now or, as
+    /// `external` says, opened and checked for reads later; the others keep only their
+    /// type and shape.
+    pub fn build(
+        model: &ModelProto,
+        base_dir: Option<&Path>,
+        external: ExternalData,
+    ) -> Result<Graph> {
         let opset = default_opset(model)?;
         let graph = model.graph.as_ref().ok_or(Error::MissingGraph)?;
         if !graph.sparse_initializer.is_empty() {
@@ -429,6 +515,7 @@ impl Graph {
             }
             let head = TensorHead::parse(proto)?;
             b.initializers.push(Initializer {
+                name: proto.name.clone(),
                 data_type: head.data_type,
                 shape: head.shape.clone(),
                 data: None,
@@ -705,7 +792,14 @@ impl Graph {
         let steps = b.plan(candidates, &output_values);
         let mut reader = Reader::new(base_dir);
         for i in b.read_initializers(&steps) {
-            b.initializers[i].data = Some(heads[i].data(&mut reader)?);
+            let deferred = match external {
+                ExternalData::Deferred => heads[i].describe(&mut reader)?,
+                ExternalData::Read => None,
+            };
+            b.initializers[i].data = Some(match deferred {
+                Some(extent) => Data::External(extent),
+                None => Data::Held(heads[i].data(&mut reader)?),
+            });
         }
         let input_values = (0..inputs.len()).collect();
         Ok(Graph {

@@ -4,7 +4,7 @@
 //! and 13) and `IsInf` (opsets 10 and 20), check them, and run them bit-exactly on
 //! ewise-cpu's compiled operators, or with the `gpu` feature on ewise-gpu's (a model
 //! given a GPU with `Model::with_gpu` keeps the values its nodes compute on the GPU
-//! between nodes and gives the same bits). The contract is SEMANTICS.md section 6 (and
+//! between nodes and gives the same bits). The contract is docs/SEMANTICS.md section 6 (and
 //! section 1 with the `Propagate` NaN policy by default).
 //!
 //! - [`proto`] holds hand-written prost messages for the part of `onnx.proto` ewise reads;
@@ -87,6 +87,6 @@ pub use ewise_cpu::{DataType, InfinityMode, NanPolicy};
 pub use exec::stream::{Scratch, SourceKind, StreamOutput, StreamSource, Streaming};
 pub use exec::RunStats;
 pub use graph::{Dim, Step, ValueInfo};
-pub use model::Model;
+pub use model::{ExternalData, Model};
 pub use opset::OpType;
 pub use tensor::{Scalar, Tensor};

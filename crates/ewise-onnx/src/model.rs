@@ -13,6 +13,34 @@ use crate::graph::{Graph, Step, ValueInfo};
 use crate::proto::ModelProto;
 use crate::tensor::Tensor;
 
+/// When a load reads the external tensor data of the initializers some run reads
+/// ([`Model::load_with`], [`Model::from_bytes_with`]).
+///
+/// Either way the load opens every such file as [`Model::from_bytes`] describes
+/// (confined to the model's directory, no symbolic link followed, regular files only)
+/// and checks each claimed range against the file's size; a model refused by one is
+/// refused by the other, with the same error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ExternalData {
+    /// Read into memory by the load (the default of [`Model::load`] and
+    /// [`Model::from_bytes`]): runs use the bytes as they were then, and the files are
+    /// closed when the load returns.
+    #[default]
+    Read,
+    /// Not read by the load: each file is kept open, by the handle the load opened, for
+    /// as long as the model (or a [`Streaming`] plan of it) lives, and each range is read
+    /// when a run needs it, with positioned reads through that handle (the file is
+    /// never opened again by path). [`Streaming::read_initializer`] reads such a source
+    /// chunk by chunk, in memory bounded by the chunks; [`Model::run`] reads the ranges
+    /// it needs whole, per run. A file shrunk after the load so that it no longer holds
+    /// a range is [`Error::ExternalDataTruncated`] when that range is read; other
+    /// changes to the file show in the bytes read. One descriptor stays open per file:
+    /// a model naming more files than the process may open fails to load, with an
+    /// [`Error::Io`] naming the first file that could not be opened.
+    Deferred,
+}
+
 /// A loaded ONNX model whose graph uses only Sign and IsInf.
 ///
 /// Loading checks everything that does not depend on the input data: the default-domain
@@ -45,10 +73,16 @@ impl Model {
     /// without opening it, and the open never blocks. The buffer for the file is
     /// allocated fallibly ([`Error::OutOfMemory`]).
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
+        Model::load_with(path, ExternalData::Read)
+    }
+
+    /// [`Model::load`], reading external tensor data when `external` says
+    /// ([`ExternalData::Deferred`]: when runs need it, chunk by chunk when streamed).
+    pub fn load_with(path: impl AsRef<Path>, external: ExternalData) -> Result<Model> {
         let path = path.as_ref();
         let bytes = files::read_file(path)?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Model::decode(&bytes, Some(base), &path.display().to_string())
+        Model::decode(&bytes, Some(base), &path.display().to_string(), external)
     }
 
     /// Decodes and checks a serialized `ModelProto`. External tensor data is read
@@ -64,12 +98,26 @@ impl Model {
     /// their type and shape. Initializers naming the same file, offset and length share
     /// one read. [`Model::data_files`] lists the files read.
     pub fn from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model> {
-        Model::decode(bytes, base_dir, "model bytes")
+        Model::decode(bytes, base_dir, "model bytes", ExternalData::Read)
+    }
+
+    /// [`Model::from_bytes`], reading external tensor data when `external` says
+    /// ([`ExternalData::Deferred`]: when runs need it, chunk by chunk when streamed).
+    pub fn from_bytes_with(
+        bytes: &[u8],
+        base_dir: Option<&Path>,
+        external: ExternalData,
+    ) -> Result<Model> {
+        Model::decode(bytes, base_dir, "model bytes", external)
     }
 
     /// Checks a decoded `ModelProto` (see [`Model::from_bytes`] for `base_dir`).
     pub fn from_proto(proto: &ModelProto, base_dir: Option<&Path>) -> Result<Model> {
-        let graph = Graph::build(proto, base_dir)?;
+        Model::build(proto, base_dir, ExternalData::Read)
+    }
+
+    fn build(proto: &ModelProto, base_dir: Option<&Path>, external: ExternalData) -> Result<Model> {
+        let graph = Graph::build(proto, base_dir, external)?;
         let device = Device::builder()
             .extensions(Extensions::Enabled)
             .nan_policy(NanPolicy::Propagate)
@@ -88,13 +136,18 @@ impl Model {
         })
     }
 
-    fn decode(bytes: &[u8], base_dir: Option<&Path>, what: &str) -> Result<Model> {
+    fn decode(
+        bytes: &[u8],
+        base_dir: Option<&Path>,
+        what: &str,
+        external: ExternalData,
+    ) -> Result<Model> {
         let proto = ModelProto::decode(bytes).map_err(|source| Error::Decode {
             what: what.to_string(),
             message: "ModelProto",
             source,
         })?;
-        Model::from_proto(&proto, base_dir)
+        Model::build(&proto, base_dir, external)
     }
 
     /// This model with SIGN's NaN policy set to `policy`.
@@ -135,7 +188,8 @@ impl Model {
         self.gpu.as_ref()
     }
 
-    /// The external data files this load read, each once, in the order first read:
+    /// The external data files this load read (with [`ExternalData::Deferred`]: opened
+    /// and keeps open for runs to read), each once, in the order first opened:
     /// `base_dir` joined with each location's components (`.` left out), the path it
     /// was opened by. Two locations naming one file (e.g. through a hard link) give one
     /// entry, under the first one's path, so compare file identities rather than paths.
@@ -197,7 +251,10 @@ impl Model {
     /// exactly once) and returns every graph output, by name, in declaration order.
     ///
     /// The inputs are taken by value so their buffers can be reused: Sign runs in place
-    /// on an input that nothing else needs afterwards.
+    /// on an input that nothing else needs afterwards. External data that an
+    /// [`ExternalData::Deferred`] load left in its files is read whole here, for this
+    /// run, where the run needs it (buffers reserved fallibly, [`Error::OutOfMemory`]);
+    /// stream such a model ([`Model::streaming`]) to hold only chunks of it.
     pub fn run<I, S>(&self, inputs: I) -> Result<Vec<(String, Tensor)>>
     where
         I: IntoIterator<Item = (S, Tensor)>,

@@ -1,4 +1,4 @@
-//! The operator versions ewise implements, as data: SEMANTICS.md section 6.
+//! The operator versions ewise implements, as data: docs/SEMANTICS.md section 6.
 //!
 //! A node's version is resolved from the model's default-domain import: the highest
 //! version of its operator not above the imported opset.

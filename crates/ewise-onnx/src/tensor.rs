@@ -11,7 +11,7 @@ use prost::Message;
 
 use crate::dtype;
 use crate::error::{Error, Result};
-use crate::external::{Location, Reader};
+use crate::external::{Extent, Location, Reader};
 use crate::files;
 use crate::proto::{DataLocation, TensorProto};
 
@@ -356,6 +356,28 @@ impl<'a> TensorHead<'a> {
             }
         }
     }
+
+    /// For external data, its range opened and checked through `reader` but not read
+    /// ([`Reader::describe`]); `None` for data the message holds.
+    pub fn describe(&self, reader: &mut Reader<'_>) -> Result<Option<Arc<Extent>>> {
+        match &self.payload {
+            Payload::External(location) => reader.describe(self.name, location).map(Some),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Converts whole elements of `data_type` read as stored (little-endian) to native
+/// order, in place: nothing to do on a little-endian machine.
+pub(crate) fn native_in_place(data_type: DataType, bytes: &mut [u8]) {
+    if cfg!(target_endian = "big") {
+        let size = usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
+        if size > 1 {
+            for chunk in bytes.chunks_exact_mut(size) {
+                chunk.reverse();
+            }
+        }
+    }
 }
 
 /// [`from_little_endian`] for bytes that may be shared: the same bytes on a
@@ -391,14 +413,7 @@ pub(crate) fn supported_types() -> String {
 /// Converts packed little-endian element bytes to native order (and back: the swap is
 /// its own inverse).
 fn from_little_endian(data_type: DataType, mut bytes: Vec<u8>) -> Vec<u8> {
-    if cfg!(target_endian = "big") {
-        let size = usize::try_from(data_type.size_in_bytes().unwrap_or(1)).unwrap_or(1);
-        if size > 1 {
-            for chunk in bytes.chunks_exact_mut(size) {
-                chunk.reverse();
-            }
-        }
-    }
+    native_in_place(data_type, &mut bytes);
     bytes
 }
 

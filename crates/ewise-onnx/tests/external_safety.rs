@@ -1,7 +1,10 @@
 //! External tensor data on hostile input: locations are confined to the model's
 //! directory with no symbolic link on the way, only regular files are read and a FIFO
 //! never blocks, claimed sizes are checked and allocated fallibly, initializers no run
-//! reads are never read, and one byte range named many times is read once.
+//! reads are never read, and one byte range named many times is read once. A load that
+//! leaves the data in its files ([`ExternalData::Deferred`]) refuses the same models,
+//! reads only what is asked for through the handles it opened (never the path again),
+//! and reports a file shrunk after it as a typed error.
 //!
 //! Every bad thing is made for real: symbolic links, FIFOs, sparse files of 1 TiB.
 //! Cases that must not abort on a failed allocation run in a child process (this test
@@ -18,7 +21,9 @@ use std::time::Duration;
 
 use common::*;
 use ewise_onnx::proto::{DataLocation, Message, ModelProto, StringStringEntryProto, TensorProto};
-use ewise_onnx::{Error, FileKind, Model, Refusal, Tensor};
+use ewise_onnx::{
+    DataType, Error, ExternalData, FileKind, Model, Refusal, Scratch, SourceKind, Streaming, Tensor,
+};
 
 /// Bytes that appear only in files outside the model's directory.
 const SECRET: &[u8] = b"EWISE-SECRET-OUTSIDE-4f1c9a";
@@ -533,4 +538,268 @@ fn one_byte_range_named_by_many_initializers_is_read_once() {
             assert_eq!(model.data_files(), [t.model_dir.join("w.bin")]);
         },
     );
+}
+
+/// Writes `m` as `dir/model.onnx` and loads it with its external data left in its files
+/// ([`ExternalData::Deferred`]), as `ewise run` does.
+fn load_deferred(dir: &Path, m: &ModelProto) -> ewise_onnx::Result<Model> {
+    let path = dir.join("model.onnx");
+    std::fs::write(&path, m.encode_to_vec()).unwrap();
+    Model::load_with(path, ExternalData::Deferred)
+}
+
+/// Elements `[start, start + len)` of source `s`, read as `ewise run` reads a source
+/// the model holds.
+fn read_source(streaming: &Streaming, s: usize, start: usize, len: usize) -> Vec<u8> {
+    let mut out = vec![0xA5; len];
+    streaming.read_initializer(s, start, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn a_deferred_load_refuses_what_a_reading_load_refuses_with_the_same_error() {
+    let t = tree();
+    symlink(t.outside.join("secret.bin"), t.model_dir.join("link.bin")).unwrap();
+    symlink(&t.outside, t.model_dir.join("linked")).unwrap();
+    make_fifo(&t.model_dir.join("pipe"));
+    std::fs::write(t.model_dir.join("w.bin"), [1u8; 16]).unwrap();
+    let absolute = t.outside.join("secret.bin");
+    let mut lying = external("w", 8, "w.bin", 0);
+    lying.external_data.push(entry("length", "9"));
+    let claims = [
+        external("w", secret_len(), "link.bin", 0),
+        external("w", secret_len(), "linked/secret.bin", 0),
+        external("w", 4, "pipe", 0),
+        external("w", 4, absolute.to_str().unwrap(), 0),
+        external("w", 4, "../outside/secret.bin", 0),
+        external("w", 4, "missing.bin", 0),
+        external("w", 16, "w.bin", 1),
+        external("w", 1, "w.bin", u64::MAX),
+        lying,
+    ];
+    for claim in claims {
+        let m = sign_of_each(vec![claim.clone()], vec![]);
+        let dir = t.model_dir.clone();
+        let (read, deferred) = within("loading a hostile model both ways", move || {
+            let read = load_in(&dir, &m).map(|_| ()).unwrap_err().to_string();
+            let deferred = load_deferred(&dir, &m).map(|_| ()).unwrap_err().to_string();
+            (read, deferred)
+        });
+        assert_eq!(read, deferred, "{claim:?}");
+        assert!(!deferred.contains(std::str::from_utf8(SECRET).unwrap()));
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_deferred_load_streams_a_sparse_1_tib_claim_under_a_1_gib_limit() {
+    use std::os::unix::fs::FileExt;
+    limited(
+        "a_deferred_load_streams_a_sparse_1_tib_claim_under_a_1_gib_limit",
+        GIB,
+        || {
+            const TIB: u64 = 1 << 40;
+            let t = tree();
+            let file = std::fs::File::create(t.model_dir.join("huge.bin")).unwrap();
+            file.set_len(TIB).unwrap();
+            file.write_all_at(&[5, 0, 250], 0).unwrap();
+            file.write_all_at(&[0, 77, 1], TIB - 3).unwrap();
+            drop(file);
+            let m = sign_of_each(vec![external("w", TIB, "huge.bin", 0)], vec![]);
+            let model = load_deferred(&t.model_dir, &m).unwrap();
+            assert_eq!(model.data_files(), [t.model_dir.join("huge.bin")]);
+            let streaming = model.streaming(&[]).unwrap();
+            assert_eq!(streaming.sources()[0].kind, SourceKind::Initializer);
+            assert_eq!(streaming.sources()[0].elements as u64, TIB);
+            assert_eq!(streaming.initializer_bytes(0), None);
+            let mut scratch = Scratch::new();
+            for (start, bytes, signs) in [
+                (0, [5, 0, 250], [1, 0, 1]),
+                (TIB - 3, [0, 77, 1], [0, 1, 1]),
+            ] {
+                let chunk = read_source(&streaming, 0, start as usize, 3);
+                assert_eq!(chunk, bytes);
+                let mut y = [0xA5u8; 3];
+                streaming
+                    .run_chunk(0, &chunk, &mut [&mut y], &mut scratch)
+                    .unwrap();
+                assert_eq!(y, signs);
+            }
+            let err = model.run(Vec::<(String, Tensor)>::new()).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "cannot allocate 1099511627776 bytes for the external data of tensor \"w\" \
+                 (location \"huge.bin\", offset 0) (out of memory)"
+            );
+        },
+    );
+}
+
+#[test]
+fn a_deferred_model_reads_the_file_it_opened_never_the_path_again() {
+    let t = tree();
+    std::fs::write(t.model_dir.join("w.bin"), [9u8, 0, 7, 0]).unwrap();
+    let m = sign_of_each(vec![external("w", 4, "w.bin", 0)], vec![]);
+    let model = load_deferred(&t.model_dir, &m).unwrap();
+    std::fs::rename(t.model_dir.join("w.bin"), t.outside.join("moved.bin")).unwrap();
+    symlink(t.outside.join("secret.bin"), t.model_dir.join("w.bin")).unwrap();
+    let streaming = model.streaming(&[]).unwrap();
+    assert_eq!(read_source(&streaming, 0, 0, 4), [9, 0, 7, 0]);
+    let y = model.run(Vec::<(String, Tensor)>::new()).unwrap();
+    assert_eq!(y[0].1.data, [1, 0, 1, 0]);
+}
+
+#[test]
+fn a_data_file_shrunk_after_a_deferred_load_is_a_typed_error() {
+    let t = tree();
+    let bytes: Vec<u8> = (0..64).collect();
+    std::fs::write(t.model_dir.join("w.bin"), &bytes).unwrap();
+    let m = sign_of_each(vec![external("w", 32, "w.bin", 16)], vec![]);
+    let model = load_deferred(&t.model_dir, &m).unwrap();
+    let streaming = model.streaming(&[]).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(t.model_dir.join("w.bin"))
+        .unwrap()
+        .set_len(40)
+        .unwrap();
+    assert_eq!(read_source(&streaming, 0, 0, 24), bytes[16..40]);
+    let mut rest = [0u8; 8];
+    let err = streaming.read_initializer(0, 24, &mut rest).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::ExternalDataTruncated { tensor, location, offset: 16, len: 32, size: 40 }
+                if tensor == "w" && location == "w.bin"
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "external data location \"w.bin\" of tensor \"w\" shrank after the model was loaded: \
+         the tensor needs bytes 16 to 48 of the file (32 bytes), but it now holds 40 bytes"
+    );
+    let err = model.run(Vec::<(String, Tensor)>::new()).unwrap_err();
+    assert!(
+        matches!(err, Error::ExternalDataTruncated { size: 40, .. }),
+        "{err}"
+    );
+}
+
+/// float32 `x` (a graph input whose default is external) and `w` (an initializer
+/// stored twice, as `w` and `v`, in one range of one file, also a graph output): `y =
+/// Sign(x)`, `z = IsInf(Sign(w))`, `u = Sign(v)`, and `w` itself.
+fn mixed_model(dir: &Path, n: usize) -> ModelProto {
+    let data: Vec<u8> = (0..2 * n as u32)
+        .flat_map(|i| {
+            match i % 5 {
+                0 => f32::INFINITY,
+                1 => -0.0,
+                2 => f32::NAN,
+                _ => i as f32 - n as f32,
+            }
+            .to_le_bytes()
+        })
+        .collect();
+    std::fs::write(dir.join("data.bin"), data).unwrap();
+    let float = |name: &str, offset: u64| {
+        let mut t = external(name, 4 * n as u64, "data.bin", offset);
+        t.data_type = FLOAT;
+        t.dims = vec![n as i64];
+        t
+    };
+    let mut g = graph(
+        vec![
+            node("Sign", "x", "y"),
+            node("Sign", "w", "s"),
+            node("IsInf", "s", "z"),
+            node("Sign", "v", "u"),
+        ],
+        vec![value("x", FLOAT, None)],
+        vec![
+            value("y", FLOAT, None),
+            value("z", BOOL, None),
+            value("u", FLOAT, None),
+            value("w", FLOAT, None),
+        ],
+    );
+    g.initializer = vec![
+        float("x", 0),
+        float("w", 4 * n as u64),
+        float("v", 4 * n as u64),
+    ];
+    model(20, g)
+}
+
+#[test]
+fn a_deferred_model_runs_and_streams_as_a_reading_one() {
+    let t = tree();
+    let n = 1000;
+    let m = mixed_model(&t.model_dir, n);
+    let read = load_in(&t.model_dir, &m).unwrap();
+    let deferred = load_deferred(&t.model_dir, &m).unwrap();
+    assert_eq!(read.data_files(), deferred.data_files());
+    let none = || Vec::<(String, Tensor)>::new();
+    let whole = read.run_with_stats(none()).unwrap();
+    assert_eq!(deferred.run_with_stats(none()).unwrap(), whole);
+    let x = Tensor::from_values(vec![3], &[-2.0f32, 0.0, 5.0]).unwrap();
+    assert_eq!(
+        deferred.run([("x", x.clone())]).unwrap(),
+        read.run([("x", x)]).unwrap()
+    );
+
+    let read = read.streaming(&[]).unwrap();
+    let plan = deferred.streaming(&[]).unwrap();
+    assert_eq!(plan.sources(), read.sources());
+    let mut scratch = Scratch::new();
+    for (s, source) in plan.sources().iter().enumerate() {
+        assert_ne!(source.kind, SourceKind::Input);
+        assert_eq!(plan.initializer_bytes(s), None);
+        let held = read.initializer_bytes(s).unwrap();
+        let mut outputs: Vec<Vec<u8>> = plan.outputs_of(s).iter().map(|_| Vec::new()).collect();
+        for start in (0..n).step_by(7) {
+            let len = 7.min(n - start);
+            let chunk = read_source(&plan, s, start, 4 * len);
+            assert_eq!(chunk, held[4 * start..4 * (start + len)]);
+            let mut slices: Vec<Vec<u8>> = plan
+                .outputs_of(s)
+                .iter()
+                .map(|&o| {
+                    vec![0; len * plan.outputs()[o].data_type.size_in_bytes().unwrap() as usize]
+                })
+                .collect();
+            let mut refs: Vec<&mut [u8]> = slices.iter_mut().map(Vec::as_mut_slice).collect();
+            plan.run_chunk(s, &chunk, &mut refs, &mut scratch).unwrap();
+            for (all, part) in outputs.iter_mut().zip(&slices) {
+                all.extend_from_slice(part);
+            }
+        }
+        for (&o, bytes) in plan.outputs_of(s).iter().zip(&outputs) {
+            assert_eq!(*bytes, whole.0[o].1.data, "output {o}");
+        }
+    }
+}
+
+#[test]
+fn read_initializer_refuses_what_is_not_model_data_within_the_source() {
+    let t = tree();
+    let m = mixed_model(&t.model_dir, 10);
+    let model = load_deferred(&t.model_dir, &m).unwrap();
+    let x = [("x", DataType::Float32, &[4usize][..])];
+    let plan = model.streaming(&x).unwrap();
+    let chunk = |s: usize, start: usize, len: usize| {
+        let mut out = vec![0u8; len];
+        match plan.read_initializer(s, start, &mut out) {
+            Err(Error::InvalidChunk { reason }) => reason,
+            other => panic!("expected an invalid chunk, got {other:?}"),
+        }
+    };
+    assert_eq!(plan.sources()[0].kind, SourceKind::Input);
+    assert!(chunk(0, 0, 4).contains("a graph input the caller gives"));
+    assert!(chunk(9, 0, 4).contains("out of range"));
+    assert!(chunk(1, 0, 6).contains("not whole float elements"));
+    assert!(chunk(1, 8, 12).contains("within its 10 elements"));
+    assert!(chunk(1, usize::MAX, 4).contains("within its 10 elements"));
+    let mut last = [0u8; 8];
+    plan.read_initializer(1, 8, &mut last).unwrap();
 }

@@ -634,3 +634,50 @@ fn chunked_runs_of_more_than_a_gibi_element_match_the_cpu() {
         same_on(device, &load(&m).unwrap(), &[("x", x.clone())]).unwrap();
     }
 }
+
+#[test]
+fn external_data_left_in_its_file_runs_as_data_read_by_the_load() {
+    let Some(device) = gpu() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let n = 1000;
+    std::fs::write(dir.path().join("w.bin"), specials(4).repeat(n / 10 + 1)).unwrap();
+    let entry = |key: &str, value: String| ewise_onnx::proto::StringStringEntryProto {
+        key: key.into(),
+        value,
+    };
+    let w = ewise_onnx::proto::TensorProto {
+        name: "w".into(),
+        data_type: FLOAT,
+        dims: vec![n as i64],
+        data_location: ewise_onnx::proto::DataLocation::External as i32,
+        external_data: vec![
+            entry("location", "w.bin".into()),
+            entry("offset", "4".into()),
+        ],
+        ..Default::default()
+    };
+    let mut g = graph(
+        vec![
+            node("Sign", "w", "s"),
+            node("Sign", "s", "y"),
+            node("IsInf", "w", "z"),
+        ],
+        vec![],
+        vec![
+            value("y", FLOAT, None),
+            value("z", BOOL, None),
+            value("w", FLOAT, None),
+        ],
+    );
+    g.initializer.push(w);
+    let path = dir.path().join("model.onnx");
+    std::fs::write(
+        &path,
+        ewise_onnx::proto::Message::encode_to_vec(&model(20, g)),
+    )
+    .unwrap();
+    let read = Model::load(&path).unwrap();
+    let deferred = Model::load_with(&path, ewise_onnx::ExternalData::Deferred).unwrap();
+    let expected = read.run_with_stats(Vec::<(String, Tensor)>::new()).unwrap();
+    assert_eq!(same_on(device, &deferred, &[]).unwrap(), expected);
+}

@@ -1,5 +1,5 @@
 //! Every default-domain opset x operator x element type: accepted exactly when
-//! SEMANTICS.md section 6 says so, and then computing what ewise's scalar reference
+//! docs/SEMANTICS.md section 6 says so, and then computing what ewise's scalar reference
 //! computes for a set of telling bit patterns.
 
 mod common;

@@ -1,6 +1,8 @@
-"""ewise.onnx.run on hostile external tensor data: a data file that is a symbolic link
-to a file outside the model's folder is refused (naming the link, never reading the
-target), and a 1 TiB claim on a sparse file raises an exception instead of aborting.
+"""ewise.onnx.run on external tensor data: a data file that is a symbolic link to a file
+outside the model's folder is refused (naming the link, never reading the target), a
+1 TiB claim on a sparse file raises an exception instead of aborting, and with ``out=``
+an external initializer streams from its file in chunks: the right bits, in memory that
+does not grow with the data.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import pytest
 
 import ewise
 import ewise.onnx
+import oracle
+from test_long_calls import MIB, STATUS, run_child
 
 onnx = pytest.importorskip("onnx", reason="the onnx package is a test dependency")
 from onnx import TensorProto, helper  # noqa: E402
@@ -111,3 +115,117 @@ def test_onnx_unused_external_initializers_are_not_read(tmp_path):
     got = ewise.onnx.run(path, {})["y"]
     assert got.dtype == np.uint8
     assert got.tolist() == [1, 0, 1, 0]
+
+
+def external_float_model(n: int, offset: int, shape: tuple[int, ...] | None = None) -> bytes:
+    """Sign of a float32 initializer "w" of ``n`` elements (of ``shape``, 1-d without
+    one) stored in "w.bin" from ``offset``, with its length given, as
+    ``onnx.save(..., save_as_external_data=True)`` stores large tensors."""
+    shape = shape or (n,)
+    w = TensorProto()
+    w.name = "w"
+    w.data_type = TensorProto.FLOAT
+    w.dims.extend(shape)
+    w.data_location = TensorProto.EXTERNAL
+    for key, value in [("location", "w.bin"), ("offset", str(offset)), ("length", str(4 * n))]:
+        entry = w.external_data.add()
+        entry.key = key
+        entry.value = value
+    graph = helper.make_graph(
+        [helper.make_node("Sign", ["w"], ["y"])],
+        "g",
+        [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
+        initializer=[w],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return m.SerializeToString()
+
+
+def external_block(k: int) -> np.ndarray:
+    """Block ``k`` of the external tensor: 1 MiB of float32 bit patterns, different in
+    every block, with infinities, NaNs, zeros and subnormals among them."""
+    bits = np.random.default_rng(k).integers(0, 2**32, MIB // 4, dtype=np.uint32)
+    bits[: 8] = [0x7F800000, 0xFF800000, 0x7FC00001, 0xFFC00000, 0, 0x80000000, 1, 0x80000001]
+    return bits.view(np.float32)
+
+
+EXTERNAL_PEAK = STATUS + """
+import numpy as np, ewise.onnx
+ewise.onnx.run({warm!r}, {{}}, out={{"y": np.empty(4, np.float32)}})
+y = np.memmap({target!r}, np.float32, "w+", shape=({n},))
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+before = status("VmRSS")
+assert ewise.onnx.run({model!r}, {{}}, out={{"y": y}})["y"] is y
+print(status("VmHWM") - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM and clear_refs are Linux's")
+def test_onnx_run_out_streams_an_external_initializer_from_its_file(tmp_path):
+    """512 MiB of external data through Sign into a np.memmap: every bit right, and the
+    process grows by a few chunks, not by the data (VmHWM in a fresh interpreter). A
+    run that read the data whole would grow by all of it."""
+    blocks, offset = 512, 4096 + 4
+    n = blocks * MIB // 4
+    with open(tmp_path / "w.bin", "wb") as f:
+        f.write(b"\xee" * offset)
+        for k in range(blocks):
+            f.write(external_block(k).tobytes())
+        f.write(b"\xee" * 64)
+    (tmp_path / "model.onnx").write_bytes(external_float_model(n, offset))
+    warm = tmp_path / "warm"
+    warm.mkdir()
+    (warm / "w.bin").write_bytes(np.ones(4, np.float32).tobytes())
+    (warm / "model.onnx").write_bytes(external_float_model(4, 0))
+    child = run_child(
+        EXTERNAL_PEAK.format(
+            warm=str(warm / "model.onnx"), model=str(tmp_path / "model.onnx"),
+            target=str(tmp_path / "y"), n=n,
+        )
+    )
+    assert child.returncode == 0, child.stderr
+    grown = int(child.stdout.split()[-1])
+    assert grown < 48 * MIB, f"resident memory grew by {grown / MIB:.0f} MiB for 512 MiB of external data"
+    y = np.memmap(tmp_path / "y", np.float32, "r", shape=(n,))
+    per = MIB // 4
+    for k in range(blocks):
+        want = oracle.sign(external_block(k), "propagate")
+        assert np.array_equal(y[k * per : (k + 1) * per].view(np.uint32), want.view(np.uint32)), k
+
+
+def test_onnx_run_out_gives_the_bits_of_the_whole_run_for_external_data(tmp_path):
+    n = 3 * MIB // 4 + 5
+    data = np.concatenate([external_block(0), external_block(1), external_block(2), external_block(3)])[:n]
+    (tmp_path / "w.bin").write_bytes(b"\x01" * 12 + data.tobytes())
+    path = tmp_path / "model.onnx"
+    path.write_bytes(external_float_model(n, 12))
+    y = np.full(n, 7.0, np.float32)
+    assert ewise.onnx.run(path, {}, out={"y": y})["y"] is y
+    whole = ewise.onnx.run(path, {})["y"]
+    assert np.array_equal(y.view(np.uint32), whole.view(np.uint32))
+    streamed = ewise.onnx.run(path, {}, out={})["y"]
+    assert np.array_equal(streamed.view(np.uint32), whole.view(np.uint32))
+
+
+@pytest.mark.parametrize("layout", ["fortran", "swapped", "strided", "reversed"])
+def test_an_external_initializer_into_out_of_any_layout(tmp_path, layout):
+    """A 2-d external tensor walked across its file (in tiles for a Fortran-order out):
+    every element read from its place, the bits of the whole run."""
+    shape = (1031, 1029)
+    n = shape[0] * shape[1]
+    data = np.concatenate([external_block(k) for k in range(5)])[:n]
+    (tmp_path / "w.bin").write_bytes(b"\x02" * 20 + data.tobytes())
+    path = tmp_path / "model.onnx"
+    path.write_bytes(external_float_model(n, 20, shape))
+    y = {
+        "fortran": np.full(shape, 7.0, np.float32, order="F"),
+        "swapped": np.full(shape, 7.0, ">f4"),
+        "strided": np.full((shape[0] * 2, shape[1] + 3), 7.0, np.float32)[::2, 1:-2],
+        "reversed": np.full(shape, 7.0, np.float32)[::-1, ::-1],
+    }[layout]
+    assert ewise.onnx.run(path, {}, out={"y": y})["y"] is y
+    whole = ewise.onnx.run(path, {})["y"]
+    bits = y.view(y.dtype.str.replace("f", "u")).astype(np.uint32)
+    assert np.array_equal(bits, whole.view(np.uint32))

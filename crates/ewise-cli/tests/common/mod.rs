@@ -450,17 +450,33 @@ pub fn f32_npy_bytes(values: &[f32]) -> Vec<u8> {
     bytes
 }
 
-/// Runs `ewise ARGS` with its address space limited to about 1 GB (`ulimit -v`).
-pub fn under_a_memory_limit(args: &[&str]) -> Output {
+/// `ewise ARGS` with its address space limited to about 1 GB (`ulimit -v`), through
+/// `sh`, which `exec`s it (so the process started is `ewise` itself).
+fn limited_command(args: &[&str]) -> Command {
     let ewise = ewise_command();
-    std::process::Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg("ulimit -v 1000000 && exec \"$@\"")
         .arg("sh")
         .arg(ewise.get_program())
         .args(ewise.get_args())
         .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
+        .stdin(std::process::Stdio::null());
+    command
+}
+
+/// Runs `ewise ARGS` with its address space limited to about 1 GB (`ulimit -v`).
+pub fn under_a_memory_limit(args: &[&str]) -> Output {
+    limited_command(args).output().expect("sh runs")
+}
+
+/// Starts `ewise ARGS` with its address space limited to about 1 GB (`ulimit -v`) and
+/// standard output and error piped; the child's id is `ewise`'s.
+pub fn spawn_under_a_memory_limit(args: &[&str]) -> std::process::Child {
+    limited_command(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("sh runs")
 }

@@ -10,6 +10,7 @@
 //! from host memory, without a GPU round trip.
 
 use std::collections::hash_map::{Entry, HashMap};
+use std::sync::Arc;
 
 use ewise_cpu::{BufferBinding, DataType, Extensions, FeatureLevel, NanPolicy};
 use ewise_gpu::{wgpu, GpuBuffer, GpuCompiledOperator, GpuDevice, GpuError};
@@ -18,7 +19,7 @@ use super::{
     check_run_inputs, chunks, element_size, operator_desc, output_len, step_types, Chunk, RunStats,
 };
 use crate::error::{Error, Result};
-use crate::graph::{Graph, PlannedStep, Source};
+use crate::graph::{Graph, InMemory, PlannedStep, Source};
 use crate::tensor::{byte_len, Tensor};
 
 /// A value held in a GPU buffer.
@@ -271,6 +272,7 @@ pub(crate) fn run(
             host[v] = Some(tensor.data);
         }
     }
+    let mut in_memory = InMemory::default();
     for (v, value) in graph.values.iter().enumerate() {
         let index = match value.source {
             Source::Input {
@@ -282,8 +284,8 @@ pub(crate) fn run(
         if !read[v] || slots[v].is_some() {
             continue;
         }
-        let data = graph.initializers[index].bytes();
-        let buffer = upload(device, data, data.len())
+        let data = in_memory.get(&graph.initializers[index])?;
+        let buffer = upload(device, &data, data.len())
             .map_err(failure(format!("upload of initializer {:?}", value.name)))?;
         slots[v] = Some(Resident {
             buffer,
@@ -368,7 +370,7 @@ pub(crate) fn run(
                     default: Some(i), ..
                 }
                 | Source::Initializer(i),
-            ) => graph.initializers[i].bytes().to_vec(),
+            ) => Arc::unwrap_or_clone(in_memory.get(&graph.initializers[i])?),
             (None, Source::Node(_)) => match &slots[v] {
                 Some(resident) => {
                     let len = byte_len(info.data_type, &shape).unwrap_or(0);

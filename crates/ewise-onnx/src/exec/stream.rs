@@ -8,13 +8,12 @@ mod gpu;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 use ewise_cpu::{CompiledOperator, DataType, Device, NanPolicy};
 
 use super::{check_inputs, chunks, compile, element_size, step_types, Chunk, Context};
 use crate::error::{Error, Result};
-use crate::graph::{Graph, PlannedStep, Source};
+use crate::graph::{Graph, Initializer, PlannedStep, Source};
 use crate::tensor::{byte_len, shape_text};
 
 /// How many chunk descriptions (1-d sizes) a [`Scratch`] keeps compiled per node: a
@@ -31,10 +30,11 @@ pub enum SourceKind {
     /// A graph input the caller gave: the caller supplies its bytes.
     Input,
     /// A graph input the caller left out, so its initializer default applies: its bytes
-    /// are [`Streaming::initializer_bytes`].
+    /// are [`Streaming::initializer_bytes`], or read with
+    /// [`Streaming::read_initializer`].
     InputDefault,
     /// An initializer that is not a graph input: its bytes are
-    /// [`Streaming::initializer_bytes`].
+    /// [`Streaming::initializer_bytes`], or read with [`Streaming::read_initializer`].
     Initializer,
 }
 
@@ -202,8 +202,8 @@ pub struct Streaming {
     policy: NanPolicy,
     sources: Vec<StreamSource>,
     outputs: Vec<StreamOutput>,
-    /// Per source: the initializer bytes, for the kinds the model holds.
-    data: Vec<Option<Arc<Vec<u8>>>>,
+    /// Per source: the initializer, for the kinds the model holds.
+    data: Vec<Option<Initializer>>,
     steps: Vec<PlannedStep>,
     programs: Vec<Program>,
 }
@@ -385,12 +385,7 @@ impl Streaming {
                 shape,
                 elements,
             });
-            data.push(initializer.map(|i| {
-                graph.initializers[i]
-                    .data
-                    .clone()
-                    .unwrap_or_else(|| Arc::new(Vec::new()))
-            }));
+            data.push(initializer.map(|i| graph.initializers[i].clone()));
         }
 
         let mut outputs = Vec::with_capacity(graph.outputs.len());
@@ -490,12 +485,58 @@ impl Streaming {
         self.programs.get(source).map_or(&[], |p| &p.outputs)
     }
 
-    /// The bytes of source `source` when the model holds them ([`SourceKind::Initializer`]
-    /// and [`SourceKind::InputDefault`]): all its elements, packed, in native byte order,
-    /// to be given to [`Streaming::run_chunk`] in pieces like a caller's input. `None`
-    /// for a [`SourceKind::Input`] or an index out of range.
+    /// The bytes of source `source` when the model holds them in memory
+    /// ([`SourceKind::Initializer`] and [`SourceKind::InputDefault`]): all its elements,
+    /// packed, in native byte order, to be given to [`Streaming::run_chunk`] in pieces
+    /// like a caller's input. `None` for a [`SourceKind::Input`], an index out of range,
+    /// or external data that a [`crate::ExternalData::Deferred`] load left in its file:
+    /// read that with [`Streaming::read_initializer`], chunk by chunk.
     pub fn initializer_bytes(&self, source: usize) -> Option<&[u8]> {
-        self.data.get(source)?.as_deref().map(Vec::as_slice)
+        self.data.get(source)?.as_ref()?.held()
+    }
+
+    /// Fills `out` with elements `[start, start + n)` of source `source`, a source the
+    /// model holds ([`SourceKind::Initializer`] or [`SourceKind::InputDefault`]), for
+    /// some `n`: `out` holds `n` whole elements, which it receives packed, in native
+    /// byte order, ready for [`Streaming::run_chunk`]. Bytes in memory are copied;
+    /// external data a [`crate::ExternalData::Deferred`] load left in its file is read
+    /// with one positioned read through the handle the load opened and kept (never by
+    /// path again), so a source of any size streams in memory bounded by the chunks
+    /// asked for, and chunks may be read in any order, from several threads.
+    ///
+    /// Errors: a source index out of range, a [`SourceKind::Input`], bytes that are
+    /// not whole elements or elements beyond the source are [`Error::InvalidChunk`],
+    /// with nothing read; a file that was shrunk after the load so that it no longer
+    /// holds the elements is [`Error::ExternalDataTruncated`] (naming the tensor, its
+    /// range and the file's size now); other read failures are [`Error::Io`] naming
+    /// the file.
+    pub fn read_initializer(&self, source: usize, start: usize, out: &mut [u8]) -> Result<()> {
+        let Some(src) = self.sources.get(source) else {
+            return Err(invalid(format!(
+                "source index {source} is out of range (the plan has {} sources)",
+                self.sources.len()
+            )));
+        };
+        let Some(Some(init)) = self.data.get(source) else {
+            return Err(invalid(format!(
+                "source {:?} is a graph input the caller gives, not data the model holds",
+                src.name
+            )));
+        };
+        let size = element_size(src.data_type);
+        let n = out.len() / size;
+        if !out.len().is_multiple_of(size)
+            || start.checked_add(n).is_none_or(|end| end > src.elements)
+        {
+            return Err(invalid(format!(
+                "{} bytes from element {start} of source {:?} are not whole {} elements of {size} bytes within its {} elements",
+                out.len(),
+                src.name,
+                crate::dtype::name(src.data_type),
+                src.elements
+            )));
+        }
+        init.read_at(start * size, out)
     }
 
     /// The most bytes a [`Scratch`] holds in buffers after chunks of at most `elements`

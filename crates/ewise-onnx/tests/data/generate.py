@@ -4,7 +4,7 @@ Run from this directory with the virtualenv that scripts/onnx-conformance.sh cre
     ../../../../target/onnx-venv/bin/python generate.py
 The cases exercise how onnx itself encodes tensors (typed fields from
 helper.make_tensor, external data from save_model) and shapes (dim_param). Expected
-outputs follow SEMANTICS.md: Sign gives -1/+1, +0 for both zeros, NaN unchanged
+outputs follow docs/SEMANTICS.md: Sign gives -1/+1, +0 for both zeros, NaN unchanged
 (Propagate); IsInf tests the bit pattern per format.
 """
 import os

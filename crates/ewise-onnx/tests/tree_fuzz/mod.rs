@@ -11,6 +11,9 @@
 //! - a load fails only when some initializer's claim is bad by that model (for
 //!   initializers no run reads, only checks that need no file count);
 //! - [`ewise_onnx::Model::data_files`] lists only such files;
+//! - a load that leaves the data in its files ([`ExternalData::Deferred`]) fails with
+//!   the same error or succeeds with the same files, and its run and its streamed
+//!   sources give the same bytes;
 //! - nothing panics; a FIFO never blocks (the caller bounds the time).
 //!
 //! Unix only (symbolic links and FIFOs).
@@ -22,7 +25,7 @@ use ewise_onnx::proto::{
     type_proto, DataLocation, GraphProto, Message, ModelProto, NodeProto, OperatorSetIdProto,
     StringStringEntryProto, TensorProto, TypeProto, ValueInfoProto,
 };
-use ewise_onnx::{Error, Model, Tensor};
+use ewise_onnx::{Error, ExternalData, Model, Tensor};
 
 /// Written only outside the model's directory. Every byte is at least 0x80; the
 /// regular files inside hold bytes below 0x80.
@@ -387,6 +390,16 @@ pub fn check(data: &[u8]) -> Outcome {
     let bad_entry = expected.contains(&Expect::BadEntry);
 
     let loaded = Model::load(model_dir.join("model.onnx"));
+    let deferred = Model::load_with(model_dir.join("model.onnx"), ExternalData::Deferred);
+    match (&loaded, &deferred) {
+        (Ok(_), Ok(_)) => {}
+        (Err(read), Err(left)) => assert_eq!(read.to_string(), left.to_string()),
+        (read, left) => panic!(
+            "a reading load gave {:?}, a deferred one {:?}: {claims:?}",
+            read.as_ref().err(),
+            left.as_ref().err()
+        ),
+    }
     assert!(
         !(bad_entry && loaded.is_ok()),
         "loaded although a claim is malformed: {claims:?}"
@@ -436,6 +449,27 @@ pub fn check(data: &[u8]) -> Outcome {
         Ok(outputs) => outputs,
         Err(e) => panic!("a loaded model failed to run: {e}"),
     };
+    if let Ok(deferred) = deferred {
+        assert_eq!(deferred.data_files(), model.data_files());
+        let ran = deferred.run(Vec::<(String, Tensor)>::new());
+        assert_eq!(
+            ran.ok().as_ref(),
+            Some(&outputs),
+            "a deferred load ran otherwise"
+        );
+        let (read, left) = (
+            model.streaming(&[]).unwrap(),
+            deferred.streaming(&[]).unwrap(),
+        );
+        for s in 0..left.sources().len() {
+            let held = read
+                .initializer_bytes(s)
+                .expect("a reading load holds its data");
+            let mut streamed = vec![0u8; held.len()];
+            left.read_initializer(s, 0, &mut streamed).unwrap();
+            assert_eq!(streamed, held, "source {s} streamed otherwise");
+        }
+    }
     let mut outputs = outputs.into_iter();
     for (i, (c, e)) in claims.iter().zip(&expected).enumerate() {
         if !c.used {

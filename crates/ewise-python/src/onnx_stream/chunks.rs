@@ -1,5 +1,6 @@
 //! The chunk loop of a streamed ONNX run ([`stream_source`]): one source's elements read
-//! a chunk at a time from where they are, run through the model's plan
+//! a chunk at a time from where they are (an array, the model's memory, or an external
+//! data file the model keeps open), run through the model's plan
 //! ([`Streaming::run_chunk`]), and written where its outputs go.
 
 use ewise_onnx::{DataType, Scratch, Streaming};
@@ -55,6 +56,9 @@ impl Region {
 pub(crate) enum Feed<'a> {
     /// Packed native bytes the model holds (an initializer or an input's default).
     Held(&'a [u8]),
+    /// An initializer or input default the model keeps in an external data file, read
+    /// with [`Streaming::read_initializer`].
+    External,
     /// A caller's array; `gather` asks for each chunk to be copied out before the
     /// outputs are written, even where it could be read in place (an output array is
     /// this very memory).
@@ -74,16 +78,7 @@ impl Side {
     fn new(region: Region, in_place: bool, len: usize, what: &str) -> PyResult<Side> {
         let buffer = match in_place {
             true => None,
-            false => {
-                let mut buffer = Vec::new();
-                buffer.try_reserve_exact(len).map_err(|_| {
-                    PyMemoryError::new_err(format!(
-                        "cannot allocate {len} bytes for a chunk of {what}"
-                    ))
-                })?;
-                buffer.resize(len, 0);
-                Some(buffer)
-            }
+            false => Some(allocate(len, what)?),
         };
         Ok(Side { region, buffer })
     }
@@ -153,6 +148,26 @@ impl Side {
     }
 }
 
+/// The source side of the loop.
+enum Input {
+    /// An array, or bytes the model holds, read in place or through a buffer.
+    Memory(Side),
+    /// A source in an external data file: `view` describes it as a C-contiguous array
+    /// whose addresses are byte offsets into the source (from 0), re-described for the
+    /// walk like the outputs; each chunk's runs are read into `buffer`.
+    External { view: View, buffer: Vec<u8> },
+}
+
+impl Input {
+    /// The view of the whole source, as the walk re-described it.
+    fn view(&self) -> &View {
+        match self {
+            Input::Memory(side) => &side.region.view,
+            Input::External { view, .. } => view,
+        }
+    }
+}
+
 /// Bytes per element of `data_type` (1 for a type without a whole-byte size, which
 /// the model's checks refuse).
 fn element_size(data_type: DataType) -> usize {
@@ -183,8 +198,11 @@ fn c_strides(shape: &[usize], item: usize) -> Dims<isize> {
 /// being element-wise, any order gives the same elements), in chunks of at most
 /// [`CHUNK_BYTES`] of input, outputs and scratch together. An array packed in that
 /// order and in the machine's byte order is read or written in place; others go a chunk
-/// at a time through a buffer. The GIL is released while chunks run; signals are checked
-/// every [`SIGNAL_BYTES`], raising their exception there, with the chunks done written.
+/// at a time through a buffer. A source in an external data file ([`Feed::External`])
+/// is walked as a C-contiguous array and each chunk read from the file into a buffer,
+/// one positioned read per run of consecutive elements, so only chunks of it are ever
+/// in memory. The GIL is released while chunks run; signals are checked every
+/// [`SIGNAL_BYTES`], raising their exception there, with the chunks done written.
 /// Every chunk runs on the CPU, bit for bit as the whole-array run.
 pub(crate) fn stream_source(
     py: Python<'_>,
@@ -206,6 +224,12 @@ pub(crate) fn stream_source(
     }
     let chunk = plan.chunk_elements(s, CHUNK_BYTES, Streaming::MIN_CHUNK_ELEMENTS);
     let name = format!("{:?}", source.name);
+    let packed_view = |data: usize| View {
+        data,
+        shape: Dims::from_slice(&source.shape),
+        strides: c_strides(&source.shape, in_item),
+        item: in_item,
+    };
     let (mut input, gather) = match feed {
         Feed::Held(bytes) if bytes.len() != source.elements.saturating_mul(in_item) => {
             return Err(OnnxError::new_err(format!(
@@ -215,37 +239,41 @@ pub(crate) fn stream_source(
             )))
         }
         Feed::Held(bytes) => {
-            let view = View {
-                data: bytes.as_ptr() as usize,
-                shape: Dims::from_slice(&source.shape),
-                strides: c_strides(&source.shape, in_item),
-                item: in_item,
-            };
             let region = Region {
-                view,
+                view: packed_view(bytes.as_ptr() as usize),
                 swapped: false,
                 file_backed: false,
             };
-            (region, false)
+            (Some(region), false)
         }
-        Feed::Array { region, gather } => (region, gather),
+        Feed::Array { region, gather } => (Some(region), gather),
+        Feed::External => (None, false),
     };
+    let mut external = packed_view(0);
     let mut outputs = sinks;
     let walk = {
-        let mut views: Vec<&mut View> = std::iter::once(&mut input.view)
+        let input_view = match input.as_mut() {
+            Some(region) => &mut region.view,
+            None => &mut external,
+        };
+        let mut views: Vec<&mut View> = std::iter::once(input_view)
             .chain(outputs.iter_mut().map(|r| &mut r.view))
             .collect();
         walk::plan(&mut views, chunk)
     };
     let tiled = walk.tiles() > 1;
     let in_place = |r: &Region| !tiled && !r.swapped && walk::packed(&r.view);
-    let input_in_place = !gather && in_place(&input);
-    let mut input = Side::new(
-        input,
-        input_in_place,
-        chunk * in_item,
-        &format!("input {name}"),
-    )?;
+    let what = format!("input {name}");
+    let mut input = match input {
+        Some(region) => {
+            let direct = !gather && in_place(&region);
+            Input::Memory(Side::new(region, direct, chunk * in_item, &what)?)
+        }
+        None => Input::External {
+            view: external,
+            buffer: allocate(chunk * in_item, &what)?,
+        },
+    };
     let mut outputs = outputs
         .into_iter()
         .zip(plan.outputs_of(s))
@@ -293,6 +321,52 @@ pub(crate) fn stream_source(
     Ok(())
 }
 
+/// A zeroed buffer of `len` bytes for a chunk of `what`, allocated fallibly.
+fn allocate(len: usize, what: &str) -> PyResult<Vec<u8>> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(len).map_err(|_| {
+        PyMemoryError::new_err(format!("cannot allocate {len} bytes for a chunk of {what}"))
+    })?;
+    buffer.resize(len, 0);
+    Ok(buffer)
+}
+
+/// Reads elements `[start, start + n)` of `view` (a tile of an [`Input::External`]
+/// source's view, whose addresses are byte offsets into the source) into `into`, packed
+/// in that order: one [`Streaming::read_initializer`] per run of consecutive elements.
+fn read_external(
+    plan: &Streaming,
+    s: usize,
+    view: &View,
+    start: usize,
+    into: &mut [u8],
+) -> Result<(), ewise_onnx::Error> {
+    let item = view.item;
+    let n = into.len() / item;
+    let mut done = 0usize;
+    let mut result = Ok(());
+    strided::runs(view, start, n, |address, step, len| {
+        if result.is_err() {
+            return;
+        }
+        if step == item as isize || len == 1 {
+            let out = &mut into[done * item..(done + len) * item];
+            result = plan.read_initializer(s, address / item, out);
+        } else {
+            for i in 0..len {
+                let at = address.wrapping_add_signed(i as isize * step) / item;
+                let out = &mut into[(done + i) * item..(done + i + 1) * item];
+                result = plan.read_initializer(s, at, out);
+                if result.is_err() {
+                    return;
+                }
+            }
+        }
+        done += len;
+    });
+    result
+}
+
 /// Runs elements `[start, start + n)` of the tile at `origin` of `sizes`, from `input`
 /// into `outputs`.
 ///
@@ -303,18 +377,28 @@ unsafe fn run_chunk(
     plan: &Streaming,
     s: usize,
     (origin, sizes, start, n): (&[usize], &[usize], usize, usize),
-    input: &mut Side,
+    input: &mut Input,
     outputs: &mut [Side],
     scratch: &mut Scratch,
 ) -> Result<(), ewise_onnx::Error> {
-    let in_view = walk::sub(&input.region.view, origin, sizes);
+    let in_view = walk::sub(input.view(), origin, sizes);
     let out_views: Vec<View> = outputs
         .iter()
         .map(|o| walk::sub(&o.region.view, origin, sizes))
         .collect();
     // SAFETY: by the caller.
     unsafe {
-        let (bytes, read) = input.read(&in_view, start, n);
+        let (bytes, read) = match &mut *input {
+            Input::Memory(side) => {
+                let (bytes, read) = side.read(&in_view, start, n);
+                (bytes, Some(read))
+            }
+            Input::External { buffer, .. } => {
+                let into = &mut buffer[..n * in_view.item];
+                read_external(plan, s, &in_view, start, into)?;
+                (&*into, None)
+            }
+        };
         let mut slices: Vec<&mut [u8]> = outputs
             .iter_mut()
             .zip(&out_views)
@@ -325,7 +409,9 @@ unsafe fn run_chunk(
         for (output, view) in outputs.iter_mut().zip(&out_views) {
             output.finish(view, start, n);
         }
-        input.region.release(read, n);
+        if let (Input::Memory(side), Some(read)) = (input, read) {
+            side.region.release(read, n);
+        }
     }
     Ok(())
 }

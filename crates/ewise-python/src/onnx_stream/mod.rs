@@ -1,7 +1,8 @@
 //! `ewise.onnx.run(..., out=...)`: a model run chunk by chunk through
-//! [`ewise_onnx::Streaming`], each source read from the caller's array and each output
-//! written into the caller's array (or a new one), in memory bounded by the chunk size
-//! (module [`chunks`]).
+//! [`ewise_onnx::Streaming`], each source read from the caller's array (or, for an
+//! initializer in an external data file, from that file, left unread by the load) and
+//! each output written into the caller's array (or a new one), in memory bounded by the
+//! chunk size (module [`chunks`]).
 //!
 //! Memory shared between arrays is resolved before anything is written, so that the
 //! result is the one of arrays sharing nothing: an output array exactly on its own
@@ -15,11 +16,12 @@ mod resident;
 mod strided;
 mod walk;
 
-use ewise_onnx::{Scratch, SourceKind, Streaming};
+use ewise_cpu::NanPolicy;
+use ewise_onnx::{ExternalData, Model, Scratch, SourceKind, Streaming};
 use numpy::{npyffi, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyTuple};
+use pyo3::types::{IntoPyDict, PyBytes, PyTuple};
 
 use crate::dtypes::{self, numpy_name};
 use crate::layout::{self, Memory, View};
@@ -44,7 +46,7 @@ pub(crate) fn onnx_run_into<'py>(
     out: Named<'py>,
 ) -> PyResult<Named<'py>> {
     let py = model.py();
-    let model = onnx::load(model, ops::nan_policy(nan)?)?;
+    let model = load(model, ops::nan_policy(nan)?)?;
     let types = inputs
         .iter()
         .map(|(name, array)| onnx::input_type(name, array))
@@ -90,7 +92,10 @@ pub(crate) fn onnx_run_into<'py>(
                 region: region(array)?,
                 gather: reading[s] == Reading::Gather,
             },
-            None => Feed::Held(plan.initializer_bytes(s).unwrap_or_default()),
+            None => match plan.initializer_bytes(s) {
+                Some(bytes) => Feed::Held(bytes),
+                None => Feed::External,
+            },
         };
         let sinks = plan
             .outputs_of(s)
@@ -105,6 +110,19 @@ pub(crate) fn onnx_run_into<'py>(
         .map(|o| o.name.clone())
         .zip(outputs)
         .collect())
+}
+
+/// The model `model` names (a path or the model's bytes) as [`onnx::load`] loads it,
+/// except that external tensor data is left in its files ([`ExternalData::Deferred`]):
+/// opened and checked by the load, read chunk by chunk by the run.
+fn load(model: &Bound<'_, PyAny>, policy: NanPolicy) -> PyResult<Model> {
+    if model.cast::<PyBytes>().is_ok() {
+        return onnx::load(model, policy);
+    }
+    let path = model.extract::<std::path::PathBuf>()?;
+    Ok(Model::load_with(path, ExternalData::Deferred)
+        .map_err(onnx::error)?
+        .with_nan_policy(policy))
 }
 
 /// Per output of `plan`, the caller's array for it, checked: an output of the model,

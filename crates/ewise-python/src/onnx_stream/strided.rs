@@ -97,8 +97,14 @@ fn walk_axes(view: &View) -> (Dims<usize>, Dims<isize>) {
 
 /// Calls `f(address, step, len)` for runs of consecutive elements along the innermost
 /// axis that together are elements `[start, start + n)` of `view` in C order, in that
-/// order; returns the addresses they cover.
-fn runs(view: &View, start: usize, n: usize, mut f: impl FnMut(usize, isize, usize)) -> Touched {
+/// order; returns the addresses they cover. Nothing is dereferenced: `view.data` may
+/// be any base the addresses are computed from.
+pub(crate) fn runs(
+    view: &View,
+    start: usize,
+    n: usize,
+    mut f: impl FnMut(usize, isize, usize),
+) -> Touched {
     let mut touched = Touched {
         low: usize::MAX,
         high: 0,

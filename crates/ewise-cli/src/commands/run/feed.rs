@@ -1,13 +1,16 @@
 //! Where a streamed source's bytes come from: an input file read chunk by chunk (in
-//! file order, or a column-major one panel by panel with positioned reads), or bytes
-//! held in memory (an initializer, an input's default, or a column-major input from a
-//! pipe, reordered whole). Either way a [`Feed`] hands out consecutive element ranges,
-//! row-major, in this machine's byte order.
+//! file order, or a column-major one panel by panel with positioned reads), an
+//! initializer or input default in an external data file read chunk by chunk with
+//! positioned reads ([`Streaming::read_initializer`]), or bytes held in memory (an
+//! initializer or input default stored in the `.onnx` file, or a column-major input
+//! from a pipe, reordered whole). Either way a [`Feed`] hands out consecutive element
+//! ranges, row-major, in this machine's byte order.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use ewise_onnx::Streaming;
 
 use super::fortran::{self, ColumnMajor};
 use super::inputs::{read_chunk, read_data, Source};
@@ -36,6 +39,8 @@ enum Kind<'a> {
     },
     /// Every element, held whole.
     Memory(Cow<'a, [u8]>),
+    /// Source `source` of `plan`, which the model holds in an external data file.
+    External { plan: &'a Streaming, source: usize },
 }
 
 impl<'a> Feed<'a> {
@@ -85,6 +90,26 @@ impl<'a> Feed<'a> {
         }
     }
 
+    /// Source `source` of `plan`, of `size` bytes per element, which the model holds in
+    /// an external data file (its [`Streaming::initializer_bytes`] are `None`): each
+    /// chunk read with [`Streaming::read_initializer`]. Named `name` in the model file
+    /// `model`.
+    pub(super) fn external(
+        plan: &'a Streaming,
+        source: usize,
+        size: usize,
+        model: &Path,
+        name: &str,
+    ) -> Feed<'a> {
+        Feed {
+            kind: Kind::External { plan, source },
+            buffer: Vec::new(),
+            size,
+            origin: model.to_path_buf(),
+            name: name.to_string(),
+        }
+    }
+
     /// The `n` elements from element `start` on: the next chunk, as chunks are asked for
     /// in order from element 0. A file's chunk is read into a buffer of the feed, grown
     /// (fallibly) to the longest chunk asked for; bytes held in memory are lent as they
@@ -92,6 +117,10 @@ impl<'a> Feed<'a> {
     pub(super) fn chunk(&mut self, start: usize, n: usize) -> Result<&[u8]> {
         let (from, len) = (start * self.size, n * self.size);
         if !matches!(self.kind, Kind::Memory(_)) {
+            let role = match self.kind {
+                Kind::External { .. } => "initializer",
+                _ => "input",
+            };
             if self.buffer.len() < len {
                 self.buffer
                     .try_reserve_exact(len - self.buffer.len())
@@ -99,7 +128,7 @@ impl<'a> Feed<'a> {
                         at(
                             &self.origin,
                             format!(
-                                "cannot allocate {len} bytes for a chunk of input {:?}",
+                                "cannot allocate {len} bytes for a chunk of {role} {:?}",
                                 self.name
                             ),
                         )
@@ -137,6 +166,9 @@ impl<'a> Feed<'a> {
                 out.copy_from_slice(bytes);
                 Ok(())
             }
+            Kind::External { plan, source } => plan
+                .read_initializer(*source, start, out)
+                .map_err(|e| at(&self.origin, format!("run failed: {e}"))),
         }
     }
 }

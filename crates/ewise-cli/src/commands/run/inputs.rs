@@ -186,19 +186,15 @@ pub(super) fn read_data(source: &mut Source) -> Result<Vec<u8>> {
 }
 
 /// Fills `buf` with the next bytes of an input's data, in this machine's byte order;
-/// `done` bytes of it were read before. A pipe that ends early is reported as when the
-/// data is read whole.
+/// `done` bytes of it were read before. A file that ends early is reported with the
+/// bytes the shape needs and, for a regular file (shrunk by another program while it
+/// was read), the bytes it now holds after the header, or for a pipe the bytes it
+/// delivered.
 pub(super) fn read_chunk(file: &mut NpyInput, buf: &mut [u8], done: u64) -> Result<()> {
     let mut filled = 0;
     while filled < buf.len() {
         match file.file.read(&mut buf[filled..]) {
-            Ok(0) => bail!(
-                "truncated: shape {} of '{}' needs {} bytes of data, but only {} follow the header",
-                file.header.shape_text(),
-                file.header.descr,
-                file.count.saturating_mul(file.element.size() as u64),
-                done + filled as u64
-            ),
+            Ok(0) => return Err(ended_early(file, done + filled as u64)),
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => bail!(describe_io("read failed", &e)),
@@ -208,6 +204,25 @@ pub(super) fn read_chunk(file: &mut NpyInput, buf: &mut [u8], done: u64) -> Resu
         swap_bytes(buf, file.element.size());
     }
     Ok(())
+}
+
+/// The error for an input's data ending after `read` bytes: the bytes its shape needs,
+/// and what a regular file now holds after its header (it was complete when opened, so
+/// it shrank meanwhile) or how many bytes a pipe delivered.
+fn ended_early(file: &NpyInput, read: u64) -> anyhow::Error {
+    let needed = file.count.saturating_mul(file.element.size() as u64);
+    let what = format!(
+        "shape {} of '{}' needs {needed} bytes of data",
+        file.header.shape_text(),
+        file.header.descr
+    );
+    match file.file.metadata() {
+        Ok(meta) if meta.is_file() => anyhow!(
+            "truncated while being read: {what}, but the file now holds {} bytes after the header (it ended after {read} bytes of data were read)",
+            meta.len().saturating_sub(file.data_offset)
+        ),
+        _ => anyhow!("truncated: {what}, but the pipe ended after {read} bytes of data"),
+    }
 }
 
 /// Reads and discards the data of a given input that no output derives from, when it

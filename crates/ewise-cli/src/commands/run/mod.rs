@@ -17,19 +17,23 @@
 //! output and intermediate buffers together hold at most `--chunk-size` bytes: by
 //! default [`stream::CPU_CHUNK_BYTES`] on the CPU, [`stream::GPU_CHUNK_BYTES`] on a
 //! GPU, or 4096 elements when a source has very many outputs), each chunk computed and
-//! appended to the temporary file of every output derived from it. With `--device gpu`
-//! the chunks run on the GPU (opened once, after the checks above and before any data
-//! is read) through one [`ewise_gpu::stream::GpuStream`] per source, the nodes' values
-//! staying on the GPU, uploads and downloads overlapping the file reads and writes; the
-//! files written are byte for byte those of `--device cpu`. Memory is therefore bounded
-//! by the chunk size (twice it with `--device gpu`: the chunk read and its upload
-//! buffer), plus the model's own size (its initializers), not by the inputs' size. A
-//! column-major (`fortran_order`) input in a regular file is reordered as it is read:
-//! panels of rows are read with positioned reads and transposed into the chunks, adding
-//! one panel of about the chunk's input size (at least 4 MiB). The exception is a
-//! column-major input with more than one axis longer than 1 that is a pipe: it is read
-//! and reordered whole, then streamed from memory. A given input that no output uses is
-//! not computed on (a pipe is read to its end).
+//! appended to the temporary file of every output derived from it. An initializer
+//! stored in an external data file is not read by the load ([`ExternalData::Deferred`]):
+//! the load opens the file (confined to the model's directory, no link followed) and
+//! checks its range, and the run reads the chunks with positioned reads through that
+//! handle, as it reads an input. With `--device gpu` the chunks run on the GPU (opened
+//! once, after the checks above and before any data is read) through one
+//! [`ewise_gpu::stream::GpuStream`] per source, the nodes' values staying on the GPU,
+//! uploads and downloads overlapping the file reads and writes; the files written are
+//! byte for byte those of `--device cpu`. Memory is therefore bounded by the chunk size
+//! (twice it with `--device gpu`: the chunk read and its upload buffer), plus the
+//! `.onnx` file's own size (the initializers stored inside it), not by the size of the
+//! inputs or of external data. A column-major (`fortran_order`) input in a regular file
+//! is reordered as it is read: panels of rows are read with positioned reads and
+//! transposed into the chunks, adding one panel of about the chunk's input size (at
+//! least 4 MiB). The exception is a column-major input with more than one axis longer
+//! than 1 that is a pipe: it is read and reordered whole, then streamed from memory. A
+//! given input that no output uses is not computed on (a pipe is read to its end).
 //!
 //! Outputs are written to temporary files beside their targets (each synced and
 //! closed when complete) and committed by [`crate::output::commit_all`]: all of them
@@ -57,7 +61,7 @@ mod stream;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
-use ewise_onnx::{dtype, DataType, Model};
+use ewise_onnx::{dtype, DataType, ExternalData, Model};
 
 use crate::cli::{DeviceKind, RunArgs};
 use crate::paths::at;
@@ -129,8 +133,10 @@ fn files_read(args: &RunArgs, model: &Model) -> Vec<(PathBuf, &'static str)> {
     files
 }
 
+/// Loads the model with its external data left in its files ([`ExternalData::Deferred`]):
+/// checked and kept open by the load, read chunk by chunk like an input.
 fn load(path: &Path) -> Result<Model> {
-    Model::load(path).map_err(|e| match e {
+    Model::load_with(path, ExternalData::Deferred).map_err(|e| match e {
         ewise_onnx::Error::Io { .. } | ewise_onnx::Error::Decode { .. } => anyhow!("{e}"),
         e => at(path, e),
     })

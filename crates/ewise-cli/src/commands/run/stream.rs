@@ -164,12 +164,10 @@ impl Run<'_> {
                         .ok_or_else(|| anyhow!("input {:?} was not opened", source.name))?;
                     Feed::input(inputs.swap_remove(i), size, chunks[s])?
                 }
-                _ => Feed::memory(
-                    plan.initializer_bytes(s).unwrap_or_default(),
-                    size,
-                    self.model,
-                    &source.name,
-                ),
+                _ => match plan.initializer_bytes(s) {
+                    Some(bytes) => Feed::memory(bytes, size, self.model, &source.name),
+                    None => Feed::external(plan, s, size, self.model, &source.name),
+                },
             };
             let mut files = self.create_outputs(s)?;
             match self.engine {
