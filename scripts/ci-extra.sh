@@ -56,12 +56,9 @@ scripts/cross-check.sh
 # The facade without its default GPU backend.
 cargo clippy -q -p ewise --no-default-features -- -D warnings
 
-# The ONNX loader under cargo-fuzz for 20 s per target: any model bytes, and external
-# data over a tree of files, directories, FIFOs and links inside and outside the model's
-# directory.
-scripts/fuzz-loader.sh
-
-# The C ABI under cargo-fuzz for as long (random DML_* descriptions, NULLs, lying sizes,
-# bindings, aliasing wrapped memory, release orders; every status with its message and
-# every execution against the scalar reference).
-scripts/fuzz-c-abi.sh
+# cargo-fuzz for 20 s per target: the ONNX loader (any model bytes, and external data
+# over a tree of files, directories, FIFOs and links inside and outside the model's
+# directory) and the C ABI (random DML_* descriptions, NULLs, lying sizes, bindings,
+# aliasing wrapped memory, release orders; every status with its message and every
+# execution against the scalar reference).
+scripts/fuzz.sh
