@@ -33,26 +33,6 @@ const PEAK_LIMIT_KIB: u64 = 128 << 10;
 /// Elements written or checked at a time.
 const BLOCK: usize = 1 << 20;
 
-/// The bits of element `i`: special values, then a spread of ordinary ones (all bit
-/// patterns, NaNs and subnormals included), different at every chunk boundary.
-fn bits(i: usize) -> u32 {
-    const SPECIAL: [u32; 9] = [
-        0xFF80_0000, // -inf
-        0x7F80_0000, // +inf
-        0x8000_0000, // -0
-        0x0000_0000, // +0
-        0x7FC0_0001, // NaN with a payload
-        0xFFC0_0000, // negative NaN
-        0x0000_0001, // smallest subnormal
-        0x8080_0000, // -smallest normal
-        0x7F7F_FFFF, // largest finite
-    ];
-    match i % 13 {
-        k if k < SPECIAL.len() => SPECIAL[k],
-        _ => (i as u32).wrapping_mul(0x9E37_79B9),
-    }
-}
-
 /// Writes the data file: [`OFFSET`] bytes of 0xEE, then the tensor's little-endian
 /// elements, then a few more 0xEE bytes.
 fn write_data(path: &Path) {
@@ -61,7 +41,7 @@ fn write_data(path: &Path) {
     let mut block = Vec::with_capacity(4 * BLOCK);
     for start in (0..N).step_by(BLOCK) {
         block.clear();
-        block.extend((start..start + BLOCK).flat_map(|i| bits(i).to_le_bytes()));
+        block.extend((start..start + BLOCK).flat_map(|i| float32_pattern(i).to_le_bytes()));
         out.write_all(&block).unwrap();
     }
     out.write_all(&[0xEE; 100]).unwrap();
@@ -130,10 +110,19 @@ fn check_output(path: &Path) {
         file.read_exact(&mut block).unwrap();
         for (k, got) in block.chunks_exact(4).enumerate() {
             let i = start + k;
-            let want =
-                sign_bits(DataType::Float32, bits(i).into(), NanPolicy::Propagate).unwrap() as u32;
+            let want = sign_bits(
+                DataType::Float32,
+                float32_pattern(i).into(),
+                NanPolicy::Propagate,
+            )
+            .unwrap() as u32;
             let got = u32::from_le_bytes(got.try_into().unwrap());
-            assert_eq!(got, want, "y[{i}] for input bits {:#010x}", bits(i));
+            assert_eq!(
+                got,
+                want,
+                "y[{i}] for input bits {:#010x}",
+                float32_pattern(i)
+            );
         }
     }
     assert_eq!(

@@ -33,31 +33,12 @@ fn chain_model(path: &Path) {
     std::fs::write(path, bytes).unwrap();
 }
 
-/// The bits of input element `i`: special values, then a spread of ordinary ones.
-fn input_bits(i: usize) -> u32 {
-    const SPECIAL: [u32; 9] = [
-        0xFF80_0000, // -inf
-        0x7F80_0000, // +inf
-        0x8000_0000, // -0
-        0x0000_0000, // +0
-        0x7FC0_0001, // NaN with a payload
-        0xFFC0_0000, // negative NaN
-        0x0000_0001, // smallest subnormal
-        0x8080_0000, // -smallest normal
-        0x7F7F_FFFF, // largest finite
-    ];
-    match i % 13 {
-        k if k < SPECIAL.len() => SPECIAL[k],
-        _ => (i as u32).wrapping_mul(0x9E37_79B9),
-    }
-}
-
-/// Writes little-endian float32 `[n]` of [`input_bits`].
+/// Writes little-endian float32 `[n]` of [`float32_pattern`].
 fn write_input(path: &Path, n: usize) {
     let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
     out.write_all(&f32_header(n as u64)).unwrap();
     for i in 0..n {
-        out.write_all(&input_bits(i).to_le_bytes()).unwrap();
+        out.write_all(&float32_pattern(i).to_le_bytes()).unwrap();
     }
     out.flush().unwrap();
 }
@@ -98,7 +79,7 @@ fn check_chain_outputs(outdir: &Path) {
     assert_eq!((y.len(), z.len()), (4 * N, N));
     let t = DataType::Float32;
     for i in positions() {
-        let bits = u64::from(input_bits(i));
+        let bits = u64::from(float32_pattern(i));
         let once = sign_bits(t, bits, NanPolicy::Propagate).unwrap();
         let twice = sign_bits(t, once, NanPolicy::Propagate).unwrap() as u32;
         let got = u32::from_ne_bytes(y[4 * i..4 * i + 4].try_into().unwrap());
@@ -168,8 +149,8 @@ fn many_outputs_and_an_initializer_over_many_chunks() {
     use ewise_onnx::proto::{self, TensorProto};
 
     let dir = temp_dir();
-    let x_bits: Vec<u32> = (0..M).map(input_bits).collect();
-    let w_bits: Vec<u32> = (0..M).map(|i| input_bits(i + 5)).collect();
+    let x_bits: Vec<u32> = (0..M).map(float32_pattern).collect();
+    let w_bits: Vec<u32> = (0..M).map(|i| float32_pattern(i + 5)).collect();
     let names: Vec<String> = (0..FAN_OUT).map(|i| format!("y{i}")).collect();
     let mut nodes: Vec<proto::NodeProto> =
         names.iter().map(|y| node("Sign", "x", y, &[])).collect();

@@ -480,3 +480,24 @@ pub fn spawn_under_a_memory_limit(args: &[&str]) -> std::process::Child {
         .spawn()
         .expect("sh runs")
 }
+
+/// The bits of float32 element `i` of a test input: special values (infinities, zeros,
+/// NaNs with payloads, subnormals, extremes), then a spread of ordinary ones over every
+/// bit pattern, so that every chunk boundary falls on different values.
+pub fn float32_pattern(i: usize) -> u32 {
+    const SPECIAL: [u32; 9] = [
+        0xFF80_0000, // -inf
+        0x7F80_0000, // +inf
+        0x8000_0000, // -0
+        0x0000_0000, // +0
+        0x7FC0_0001, // NaN with a payload
+        0xFFC0_0000, // negative NaN
+        0x0000_0001, // smallest subnormal
+        0x8080_0000, // -smallest normal
+        0x7F7F_FFFF, // largest finite
+    ];
+    match i % 13 {
+        k if k < SPECIAL.len() => SPECIAL[k],
+        _ => (i as u32).wrapping_mul(0x9E37_79B9),
+    }
+}
