@@ -12,19 +12,7 @@ mod body;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, resume_unwind};
 
-use body::{check, Event};
-
-/// xorshift64*: a fixed, dependency-free byte stream.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use body::{check, Event, Rng};
 
 fn hex(data: &[u8]) -> String {
     data.iter().map(|b| format!("{b:02x}")).collect()
@@ -58,7 +46,7 @@ fn random_structs_bindings_and_release_orders_keep_the_c_abi_contract() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(5000);
-    let mut rng = XorShift(0x5EED_C0DE_ABCD_EF01);
+    let mut rng = Rng(0x5EED_C0DE_ABCD_EF01);
     let mut seen: BTreeMap<Event, usize> = BTreeMap::new();
     for case in 0..cases {
         let len = (rng.next() % 320) as usize;

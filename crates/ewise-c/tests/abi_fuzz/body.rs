@@ -110,11 +110,13 @@ impl Input<'_> {
     }
 }
 
-/// xorshift64*: buffer contents, so that they do not depend on how long the input is.
-struct Rng(u64);
+/// xorshift64*: buffer contents, so that they do not depend on how long the input is
+/// (and the stable test's inputs).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    /// The next 64 bits.
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
