@@ -56,7 +56,7 @@
  * Memory kept between calls (GPU devices): at most 4 idle streams of ewise_sign and
  * ewise_is_infinity holding at most 128 MiB in all, and per transfer direction at most
  * 2 idle staging buffers of at most 64 MiB each, and at most one empty memory block per
- * memory type in wgpu's allocator (at most 64 MiB); all released with the device.
+ * memory type in wgpu's allocator (at most 8 MiB); all released with the device.
  */
 #ifndef EWISE_H
 #define EWISE_H

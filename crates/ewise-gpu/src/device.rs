@@ -228,10 +228,7 @@ impl GpuDeviceBuilder {
                 required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 required_limits: limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                // wgpu's allocator keeps one empty memory block per memory type once
-                // its buffers are gone; `MemoryUsage` keeps those blocks at most 64 MiB
-                // (device) and 32 MiB (host) instead of 256 and 128.
-                memory_hints: wgpu::MemoryHints::MemoryUsage,
+                memory_hints: memory_hints(),
                 trace: wgpu::Trace::Off,
             })
             .await
@@ -765,6 +762,20 @@ impl GpuDevice {
                 message: e.to_string(),
             })?;
         self.take_uncaptured(during)
+    }
+}
+
+/// How wgpu's allocator is asked to place buffers: in memory blocks of 4 to 8 MiB (host
+/// memory: 4 MiB), so that every larger buffer (a stream's chunk buffers, staging, the
+/// caller's large buffers) has memory of its own, given back when the buffer goes.
+/// With wgpu's default blocks of up to 256 MiB, buffers that outlive others (a kept
+/// stream's) pin partly used blocks, and the memory a device holds after concurrent
+/// calls depended on where the allocator had placed them (tests/c/pools.c measured
+/// 200 to 384 MiB above one call). At most one empty block per memory type is kept.
+fn memory_hints() -> wgpu::MemoryHints {
+    const MIB: u64 = 1 << 20;
+    wgpu::MemoryHints::Manual {
+        suballocated_device_memory_block_size: 4 * MIB..8 * MIB,
     }
 }
 
