@@ -23,5 +23,5 @@ pub use ewise_gpu as gpu;
 
 /// The README's examples, run as doc tests.
 #[cfg(all(doctest, feature = "gpu"))]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
