@@ -3,6 +3,10 @@
 //! chunk by chunk from the file the model loader opened, and the output holds exactly
 //! the signs of every element.
 //!
+//! The run is on the CPU whatever `EWISE_DEVICE` says: a GPU run's resident set also
+//! holds the driver's (on lavapipe its GPU buffers too), which `run_streaming` bounds
+//! as growth instead; `onnx.rs` checks the GPU's bytes from external data.
+//!
 //! The peak is the kernel's own count for the finished child (`getrusage` with
 //! `RUSAGE_CHILDREN`, which is why this binary holds one test and starts one process),
 //! so no sampling can miss it.
@@ -150,6 +154,7 @@ fn a_1_gib_external_initializer_runs_in_an_eighth_of_its_size() {
     let mut child = ewise_command()
         .arg("run")
         .arg(&model)
+        .args(["--device", "cpu"])
         .arg("-o")
         .arg(&out)
         .stdin(Stdio::null())
