@@ -14,8 +14,12 @@
 //! [`crate::GpuDevice`]'s choice by device type and name does not depend on.
 #![allow(unsafe_code)]
 
-/// A wgpu instance with `backends`, without display handle or window-system surfaces.
-pub(crate) fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+/// A wgpu instance with `backends`, without display handle or window-system surfaces:
+/// the instance ewise searches adapters on, for a caller that makes its own wgpu device
+/// to hand to [`crate::GpuDeviceBuilder::from_wgpu`] (exported as
+/// `ewise_gpu::compute_instance`). On Linux it prints nothing where `XDG_RUNTIME_DIR`
+/// is unset, unlike [`wgpu::Instance::new`] with Vulkan's surface extensions.
+pub fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     #[cfg(all(
         unix,
         not(target_vendor = "apple"),

@@ -65,6 +65,7 @@ pub use device::{
     BACKEND_ENV,
 };
 pub use error::{GpuError, Result};
+pub use instance::instance as compute_instance;
 pub use operator::{GpuCompiledOperator, GpuOperator};
 pub use timing::{GpuTimer, TimerKind};
 pub use wgpu;

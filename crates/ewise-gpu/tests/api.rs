@@ -629,7 +629,7 @@ fn writes_to_a_buffer_without_copy_dst_are_errors() {
 fn a_callers_wgpu_device_runs_the_operators() {
     let Some(ours) = device() else { return };
     let wanted = ours.adapter().name.clone();
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let instance = ewise_gpu::compute_instance(wgpu::Backends::all());
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
     let adapter = adapters
         .into_iter()
