@@ -53,6 +53,10 @@ EWISE_FORCE_PORTABLE=1 cargo test -q -p ewise-cpu --test large --test strided
 # aarch64 (under qemu-user).
 scripts/cross-check.sh
 
+# The crates as a registry takes them (cargo publish --dry-run, each package built on
+# its own) and the CLI through cargo install, run.
+scripts/package-check.sh
+
 # The facade without its default GPU backend.
 cargo clippy -q -p ewise --no-default-features -- -D warnings
 
