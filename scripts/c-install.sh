@@ -14,7 +14,7 @@
 # PKG_CONFIG_PATH=PREFIX/lib/pkgconfig when PREFIX is not a system prefix), or links the
 # static library with `pkg-config --static --libs ewise` against a --static-only prefix.
 #
-# Usage: scripts/c-install.sh [--profile dev|release|test] [--static-only] [--no-build] PREFIX
+# Usage: scripts/c-install.sh [--profile dev|release|test] [--static-only] [--no-build] [--relocatable] PREFIX
 #   --profile P     cargo profile to build with (default release); dev and test build
 #                   into target/debug, release into target/release
 #   --static-only   install the header, libewise.a and ewise.pc, no shared library (so
@@ -23,6 +23,10 @@
 #                   directory, without running cargo build (scripts/c-test.sh builds
 #                   with `cargo build --workspace --lib --profile test` instead, which
 #                   keeps most dependencies' features as `cargo test --workspace` has them)
+#   --relocatable   ewise.pc finds its prefix from where it lies (prefix=${pcfiledir}/../..,
+#                   which pkg-config and pkgconf both expand), so the tree can be moved or
+#                   unpacked anywhere (on macOS the install name is then
+#                   @rpath/libewise.0.dylib): scripts/dist.sh makes its C tarball this way
 #
 # cargo-c users may run `cargo cinstall -p ewise-c --prefix PREFIX` instead
 # ([package.metadata.capi] in crates/ewise-c/Cargo.toml names the library ewise).
@@ -45,6 +49,7 @@ usage() {
 profile=release
 static_only=0
 build=1
+relocatable=0
 prefix=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -52,6 +57,7 @@ while [ $# -gt 0 ]; do
         --profile=*) profile="${1#--profile=}"; shift ;;
         --static-only) static_only=1; shift ;;
         --no-build) build=0; shift ;;
+        --relocatable) relocatable=1; shift ;;
         -h | --help) usage ;;
         -*) echo "c-install: unknown option $1" >&2; usage ;;
         *) [ -z "$prefix" ] || usage; prefix="$1"; shift ;;
@@ -180,7 +186,9 @@ if [ "$static_only" = 0 ]; then
             ;;
         Darwin)
             install -m 755 "$out/libewise_c.dylib" "$libdir/libewise.$version.dylib"
-            install_name_tool -id "$libdir/libewise.$major.dylib" "$libdir/libewise.$version.dylib"
+            install_name="$libdir/libewise.$major.dylib"
+            [ "$relocatable" = 0 ] || install_name="@rpath/libewise.$major.dylib"
+            install_name_tool -id "$install_name" "$libdir/libewise.$version.dylib"
             ln -s "libewise.$version.dylib" "$libdir/libewise.$major.dylib"
             ln -s "libewise.$major.dylib" "$libdir/libewise.dylib"
             echo "c-install: $libdir/libewise.$version.dylib (+ libewise.$major.dylib, libewise.dylib)" >&2
@@ -188,8 +196,12 @@ if [ "$static_only" = 0 ]; then
     esac
 fi
 
+pc_prefix="$prefix"
+if [ "$relocatable" = 1 ]; then
+    pc_prefix='${pcfiledir}/../..'
+fi
 cat >"$libdir/pkgconfig/ewise.pc" <<EOF
-prefix=$prefix
+prefix=$pc_prefix
 exec_prefix=\${prefix}
 libdir=\${exec_prefix}/lib
 includedir=\${prefix}/include

@@ -20,7 +20,17 @@
 # failed. Missing cc / c++ / pkg-config / sanitizer runtimes: installed with apt-get when
 # this runs as root; otherwise the script says what is missing and skips (fails under
 # CI=true). Compilers: env CC and CXX (default cc and c++).
+#
+# Usage: scripts/c-test.sh [--tools-only]
+#   --tools-only   only make sure the compilers and pkg-config are there (as above), then
+#                  exit (scripts/dist-check.sh compiles against the C tarball with them)
 set -euo pipefail
+tools_only=0
+case "${1:-}" in
+    "") ;;
+    --tools-only) tools_only=1 ;;
+    *) echo "c-test: unknown argument $1 (usage: scripts/c-test.sh [--tools-only])" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 
@@ -69,6 +79,7 @@ fi
 if [ -n "$missing" ]; then
     ci_fail_or_skip "missing $missing (as root: apt-get install -y gcc g++ pkg-config)"
 fi
+[ "$tools_only" = 0 ] || exit 0
 
 # --- build and install ------------------------------------------------------------------
 prefix="$work/c-prefix"
