@@ -20,7 +20,7 @@
 #   - a new crate made with the README's `cargo add ewise --path .../crates/ewise` builds
 #     offline and runs.
 #
-# Needs python3 with venv and pip, PyPI (numpy's wheel, maturin for the sdist), cc and
+# Needs what scripts/dist.sh needs (its target/dist-venv), PyPI (numpy's wheel, maturin for the sdist), cc and
 # pkg-config (installed by scripts/c-test.sh --tools-only as root when missing).
 #
 # Usage: scripts/dist-check.sh
@@ -91,7 +91,7 @@ numpy_pin="$(grep -x 'numpy==.*' crates/ewise-python/constraints.txt)"
 wheelhouse="$target_dir/wheelhouse"
 if ! ls "$wheelhouse"/"${numpy_pin/==/-}"-*.whl >/dev/null 2>&1; then
     rm -rf "$wheelhouse"
-    python3 -m pip download --quiet --disable-pip-version-check --only-binary=:all: --no-deps \
+    "$target_dir/dist-venv/bin/pip" download --quiet --disable-pip-version-check --only-binary=:all: --no-deps \
         -d "$wheelhouse" "$numpy_pin" || fail "pip could not download $numpy_pin's wheel from PyPI"
 fi
 venv="$target_dir/wheel-venv"
