@@ -134,8 +134,9 @@ tar -xzOf "$sdist" "ewise-$version/PKG-INFO" | grep -qx "Version: $version" ||
     fail "the sdist's PKG-INFO does not say Version: $version"
 sdist_venv="$work/sdist-venv"
 python3 -m venv "$sdist_venv"
-# Its own target directory, kept between runs here (CI starts without one).
-CARGO_TARGET_DIR="$target_dir/sdist-build" "$sdist_venv/bin/pip" wheel --quiet --disable-pip-version-check \
+# The workspace's target directory: the dependencies built for the CLI are reused (the
+# sdist's own crates build again, from the sdist's sources).
+CARGO_TARGET_DIR="$target_dir" "$sdist_venv/bin/pip" wheel --quiet --disable-pip-version-check \
     --no-deps -w "$work/from-sdist" "$sdist" || fail "the sdist did not build (pip wheel $sdist)"
 "$sdist_venv/bin/pip" install --quiet --disable-pip-version-check --no-index \
     --find-links "$work/from-sdist" --find-links "$wheelhouse" ewise || fail "the wheel built from the sdist did not install"
