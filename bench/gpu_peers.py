@@ -13,6 +13,11 @@ printed. Not part of the tests.
     python3 bench/gpu_peers.py                                # ewise's default GPU cases
     python3 bench/gpu_peers.py --sizes 16Mi 256Mi --op sign --dtype float32
     python3 bench/gpu_peers.py --ewise target/release/ewise --layout contiguous
+    python3 bench/gpu_peers.py --ewise-json table.json --layout contiguous   # ewise's rows
+                                                          # from an earlier run's JSON
+
+Layouts the peers have no view for (ewise's `rows`) give "-" peer cells. Each line is
+also printed to stderr as soon as it is measured.
 """
 
 import argparse
@@ -92,6 +97,8 @@ class Peer:
 
     def case(self, op, dtype_name, n, layout):
         """(list of calls, bytes moved per call) on rotated tensors, or None."""
+        if layout not in ("contiguous", "transposed", "broadcast"):
+            return None
         dtype = self.dtype(dtype_name)
         if dtype is None:
             return None
@@ -279,6 +286,35 @@ def find_peers():
     return peers, notes
 
 
+def load_ewise(args):
+    """ewise's JSON rows from --ewise-json, filtered by --op, --dtype, --layout and
+    --sizes as a run of ewise would select them; else from running ewise."""
+    if not args.ewise_json:
+        return run_ewise(args)
+    with open(args.ewise_json) as f:
+        rows = json.load(f)
+    dtypes = None if args.dtype == "all" else {d.strip().upper() for d in args.dtype.split(",")}
+    sizes = None
+    if args.sizes:
+        units = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
+        sizes = set()
+        for s in args.sizes:
+            scale = units.get(s[-2:], 1)
+            sizes.add(int(s[:-2] if scale > 1 else s) * scale)
+
+    def keep(r):
+        if r.get("kind", "case") != "case":
+            return True
+        return (
+            (args.op == "all" or r["op"] == args.op)
+            and (dtypes is None or r["dtype"] in dtypes)
+            and (args.layout == "all" or r["layout"] == args.layout)
+            and (sizes is None or r["elements"] in sizes)
+        )
+
+    return [r for r in rows if keep(r)]
+
+
 def run_ewise(args):
     cmd = [args.ewise, "bench", "--device", "gpu", "--json", "--op", args.op, "--dtype", args.dtype]
     cmd += ["--layout", args.layout, "--samples", str(args.samples)]
@@ -327,13 +363,15 @@ def main():
     parser.add_argument("--sizes", nargs="+", help="element counts as ewise takes them (4096, 64Ki, 16Mi)")
     parser.add_argument("--op", default="all", choices=["sign", "is-infinity", "all"])
     parser.add_argument("--dtype", default="all", help="one ewise data type name, or all")
-    parser.add_argument("--layout", default="all", choices=["contiguous", "transposed", "broadcast", "all"])
+    parser.add_argument("--layout", default="all", choices=["contiguous", "transposed", "broadcast", "rows", "all"])
     parser.add_argument("--nan", choices=["zero", "propagate"], help="ewise's SIGN NaN policy")
     parser.add_argument("--samples", type=int, default=15, help="timed rounds per case (median)")
     parser.add_argument("--save-json", metavar="PATH", help="also write ewise's JSON rows to PATH")
+    parser.add_argument("--ewise-json", metavar="PATH", help="take ewise's rows from this JSON (written by "
+                        "`ewise bench --device gpu --json` or --save-json) instead of running ewise")
     args = parser.parse_args()
 
-    rows = run_ewise(args)
+    rows = load_ewise(args)
     if args.save_json:
         with open(args.save_json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -372,6 +410,7 @@ def main():
                 line.append("-")
             calls = None
         table.append(line)
+        print("measured: " + "  ".join(line), file=sys.stderr, flush=True)
     widths = [max(len(row[k]) for row in table) for k in range(len(header))]
     for row in table:
         print("  ".join(c.rjust(w) if k >= 2 else c.ljust(w) for k, (c, w) in enumerate(zip(row, widths))).rstrip())

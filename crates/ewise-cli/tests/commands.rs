@@ -206,8 +206,8 @@ fn bench_on_the_gpu_prints_json_rows_with_their_fields() {
         .iter()
         .filter(|r| r.contains("\"kind\": \"case\""))
         .collect();
-    assert_eq!(cases.len(), 3, "one row per layout: {text}");
-    for layout in ["contiguous", "transposed", "broadcast"] {
+    assert_eq!(cases.len(), 4, "one row per layout: {text}");
+    for layout in ["contiguous", "transposed", "broadcast", "rows"] {
         assert!(
             cases
                 .iter()
@@ -234,6 +234,9 @@ fn bench_on_the_gpu_prints_json_rows_with_their_fields() {
             "\"device\": \"gpu\"",
             "\"adapter\"",
             "\"timer\"",
+            "\"loads_in_flight\": ",
+            "\"min_row_units\": ",
+            "\"row_units\": ",
         ] {
             assert!(row.contains(key), "{key} missing from {row}");
         }
@@ -256,6 +259,64 @@ fn bench_on_the_gpu_prints_json_rows_with_their_fields() {
     }
     let bad = ewise(["bench", "--device", "gpu", "--threads", "2"]);
     assert_error(&bad, &["--threads applies to --device cpu only"]);
+
+    // The hidden tuning options: in force in every row, validated by the library.
+    let tuned = ewise([
+        "bench",
+        "--device",
+        "gpu",
+        "--sizes",
+        "4Ki",
+        "--op",
+        "sign",
+        "--dtype",
+        "int8",
+        "--layout",
+        "rows",
+        "--row-units",
+        "2",
+        "--gpu-loads-in-flight",
+        "8",
+        "--gpu-min-row-units",
+        "3",
+        "--samples",
+        "3",
+        "--json",
+    ]);
+    assert_ok(&tuned);
+    let text = String::from_utf8(tuned.stdout).expect("UTF-8 output");
+    let cases: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"kind\": \"case\""))
+        .collect();
+    assert_eq!(cases.len(), 1, "{text}");
+    for key in [
+        "\"layout\": \"rows\"",
+        "\"row_units\": 2",
+        "\"loads_in_flight\": 8",
+        "\"min_row_units\": 3",
+        "\"elements\": 4096",
+    ] {
+        assert!(cases[0].contains(key), "{key} missing from {text}");
+    }
+    let bad = ewise([
+        "bench",
+        "--device",
+        "gpu",
+        "--sizes",
+        "4Ki",
+        "--gpu-loads-in-flight",
+        "3",
+    ]);
+    assert_error(&bad, &["invalid GPU tuning", "loads_in_flight 3"]);
+}
+
+#[test]
+fn bench_refuses_gpu_tuning_on_the_cpu() {
+    for option in ["--gpu-loads-in-flight", "--gpu-min-row-units"] {
+        let bad = ewise(["bench", "--device", "cpu", "--sizes", "4Ki", option, "4"]);
+        assert_error(&bad, &["need --device gpu"]);
+    }
 }
 
 /// `ewise bench` on the CPU for 4096 float32 elements, with `EWISE_STREAM_THRESHOLD`

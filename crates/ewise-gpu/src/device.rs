@@ -13,6 +13,7 @@ use crate::error::{GpuError, Result};
 use crate::operator::GpuOperator;
 use crate::shader::{self, KernelKey};
 use crate::staging::{Direction, StagingPool};
+use crate::tuning::Tuning;
 
 /// Environment variable naming the backends to try, as a comma list (`vulkan`, `metal`,
 /// `dx12`), when the builder names none. Set to nothing but spaces and commas, it counts
@@ -434,6 +435,8 @@ pub(crate) struct Shared {
     pub limits: DispatchLimits,
     options: DeviceOptions,
     pipelines: Mutex<HashMap<KernelKey, Arc<wgpu::ComputePipeline>>>,
+    /// The kernels' tuning constants for operators compiled from now on.
+    tuning: Mutex<Tuning>,
     /// Download staging buffers kept between reads.
     pub downloads: StagingPool,
     /// Upload staging buffers kept (mapped) between writes.
@@ -528,6 +531,7 @@ impl GpuDevice {
                 },
                 options: options.options,
                 pipelines: Mutex::new(HashMap::new()),
+                tuning: Mutex::new(Tuning::default()),
                 downloads: StagingPool::new(Direction::Download),
                 uploads: StagingPool::new(Direction::Upload),
                 uncaptured,
@@ -652,6 +656,23 @@ impl GpuDevice {
             }
         }
         Ok(())
+    }
+
+    /// Sets the kernels' tuning constants for the operators this device (and its
+    /// clones) compiles from now on; operators compiled before keep theirs. For
+    /// measurements only: every tuning gives the same bits. [`GpuError::InvalidTuning`]
+    /// where a value is out of range ([`Tuning::validated`]).
+    #[doc(hidden)]
+    pub fn set_tuning(&self, tuning: Tuning) -> Result<()> {
+        let tuning = tuning.validated()?;
+        *self.shared.tuning.lock().unwrap_or_else(|e| e.into_inner()) = tuning;
+        Ok(())
+    }
+
+    /// The tuning operators compiled now take ([`GpuDevice::set_tuning`]).
+    #[doc(hidden)]
+    pub fn tuning(&self) -> Tuning {
+        *self.shared.tuning.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The pipeline for `key`, built on first use.

@@ -113,6 +113,12 @@ pub enum GpuError {
         /// What is wrong.
         reason: String,
     },
+    /// A [`crate::Tuning`] out of range (given by [`crate::GpuDevice::set_tuning`]).
+    #[error("invalid GPU tuning: {reason}")]
+    InvalidTuning {
+        /// What is out of range.
+        reason: String,
+    },
     /// wgpu reported an error (validation, out of memory, a lost device, a failed map).
     #[error("wgpu error while {during}: {message}")]
     Wgpu {

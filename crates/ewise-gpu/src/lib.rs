@@ -55,6 +55,7 @@ mod shader;
 mod staging;
 pub mod stream;
 mod timing;
+mod tuning;
 
 pub use baseline::{
     record_buffer_copy, BaselineKernel, BaselineKind, BoundBaseline, BASELINE_VECTOR, READ_SENTINEL,
@@ -68,4 +69,6 @@ pub use error::{GpuError, Result};
 pub use instance::instance as compute_instance;
 pub use operator::{GpuCompiledOperator, GpuOperator};
 pub use timing::{GpuTimer, TimerKind};
+#[doc(hidden)]
+pub use tuning::{Tuning, MAX_LOADS_IN_FLIGHT};
 pub use wgpu;

@@ -18,6 +18,7 @@ use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, UNIT_BYTES, WORKGROUP};
 mod rows;
 
 use rows::RowKernels;
+pub(crate) use rows::MIN_ROW_UNITS;
 
 /// Elements one dispatch handles at most, so that linear indices fit in 32 bits.
 const MAX_DISPATCH_ELEMENTS: u64 = 1 << 31;
@@ -90,6 +91,9 @@ pub struct GpuCompiledOperator {
     vector: Option<(KernelKey, Arc<wgpu::ComputePipeline>)>,
     /// The row kernels of a strided walk whose rows can run in 16-byte units.
     rows: Option<RowKernels>,
+    /// Units a row's body needs for the row kernel (the device's [`crate::Tuning`] when
+    /// compiled).
+    min_row_units: u64,
     /// The latest recordings, most recent first (shared by clones).
     recorded: Arc<Recordings>,
 }
@@ -328,12 +332,14 @@ impl GpuCompiledOperator {
                 dims: dims.len() as u32,
             },
         };
+        let tuning = device.tuning();
         let key = KernelKey {
             op,
             in_size: in_size as u32,
             out_size: out_size as u32,
             walk,
             shared: false,
+            loads: tuning.loads_in_flight,
         };
         let pipeline = device.pipeline(&key)?;
         let vector = match key.vector() {
@@ -360,6 +366,7 @@ impl GpuCompiledOperator {
             shared_pipeline: OnceLock::new(),
             vector,
             rows,
+            min_row_units: tuning.min_row_units,
             recorded: Arc::new(Recordings {
                 kept: Mutex::new(Vec::new()),
                 pid: device.shared.pid,
@@ -715,6 +722,7 @@ impl GpuCompiledOperator {
             out_size: 4,
             walk: Walk::Contiguous,
             shared: false,
+            loads: self.key.loads,
         };
         let pipeline = self.device.pipeline(&key)?;
         let source = Source {
@@ -980,6 +988,7 @@ fn prepare(device: &GpuDevice, dispatches: &[Dispatch]) -> Recorded {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Tuning;
 
     #[test]
     fn windows_align_down_and_round_up() {
@@ -1017,7 +1026,17 @@ mod tests {
     /// `offsets.0` of one buffer and the output at `offsets.1` of another, in order;
     /// `None` without an adapter.
     pub(super) fn walks(desc: &OperatorDesc, offsets: (u64, u64)) -> Option<Vec<Walk>> {
+        walks_tuned(desc, offsets, Tuning::default())
+    }
+
+    /// As [`walks`], on a device with `tuning`.
+    pub(super) fn walks_tuned(
+        desc: &OperatorDesc,
+        offsets: (u64, u64),
+        tuning: Tuning,
+    ) -> Option<Vec<Walk>> {
         let device = crate::device::tests::any_device()?;
+        device.set_tuning(tuning).unwrap();
         let dispatches = dispatches(&device, desc, offsets);
         Some(dispatches.into_iter().map(|(walk, _)| walk).collect())
     }

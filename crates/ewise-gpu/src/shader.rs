@@ -31,7 +31,7 @@ use std::fmt::Write;
 mod rows;
 mod vector;
 
-pub(crate) use vector::UNIT_BYTES;
+pub(crate) use vector::{LOADS_IN_FLIGHT, UNIT_BYTES};
 
 use ewise_core::{DataType, InfinityMode, NanPolicy};
 
@@ -151,6 +151,11 @@ pub(crate) struct KernelKey {
     pub walk: Walk,
     /// The input is read from the output's binding.
     pub shared: bool,
+    /// Input vectors one invocation of the vector and row kernels aims to have in
+    /// flight (the device's [`crate::Tuning`] when the operator was compiled; the
+    /// unroll factor comes from it): part of the key, so that a pipeline built under
+    /// one tuning is never reused under another.
+    pub loads: u32,
 }
 
 impl KernelKey {

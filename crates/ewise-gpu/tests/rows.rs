@@ -392,3 +392,90 @@ fn rows_split_into_many_dispatches() {
         }
     }
 }
+
+/// Devices with other tunings (loads in flight, the row kernel's minimum) give the same
+/// bits on contiguous runs (the vector kernel, unaligned ends), padded rows (long, short,
+/// below the minimum) and broadcast rows; out-of-range tunings are refused.
+#[test]
+fn tuned_devices_give_the_same_bits() {
+    use ewise_gpu::{GpuError, Tuning};
+    let Some(shared) = device() else { return };
+    // A device of its own: tuning it must not change the shared device's operators.
+    let Some(tuned) = common::try_device(
+        GpuDevice::builder()
+            .adapter(shared.adapter().name.clone())
+            .extensions(ewise_core::Extensions::Enabled),
+    ) else {
+        return;
+    };
+    for bad in [
+        Tuning {
+            loads_in_flight: 3,
+            ..Tuning::default()
+        },
+        Tuning {
+            loads_in_flight: 32,
+            ..Tuning::default()
+        },
+        Tuning {
+            min_row_units: 0,
+            ..Tuning::default()
+        },
+    ] {
+        let e = tuned.set_tuning(bad).unwrap_err();
+        assert!(matches!(e, GpuError::InvalidTuning { .. }), "{bad:?}: {e}");
+    }
+    assert_eq!(tuned.tuning(), Tuning::default());
+    let cases = [
+        (Int8, true),
+        (Float16, true),
+        (Float32, true),
+        (Float64, true),
+        (Float32, false),
+        (Float16, false),
+    ];
+    let tunings = [(1, 1), (16, 3), (2, 1 << 40), (8, 2)];
+    for (t, &(loads_in_flight, min_row_units)) in tunings.iter().enumerate() {
+        let tuning = Tuning {
+            loads_in_flight,
+            min_row_units,
+        };
+        tuned.set_tuning(tuning).unwrap();
+        assert_eq!(tuned.tuning(), tuning);
+        for (k, &(data_type, sign_op)) in cases.iter().enumerate() {
+            let is = size(data_type);
+            let os = if sign_op { is } else { 1 };
+            let per = 16 / os;
+            let pick = Some(k + t);
+            // Contiguous: 37 units and some, at the start of a vector and past it.
+            let n = (37 * per + 3) as u32;
+            let contiguous = Layout {
+                data_type,
+                sign_op,
+                sizes: vec![n],
+                in_strides: vec![1],
+                out_strides: vec![1],
+            };
+            check_layout(&tuned, &contiguous, (0, 0), pick);
+            let (ip, op) = phases(1, (is, os));
+            check_layout(&tuned, &contiguous, (16 + ip, 32 + op), pick);
+            // Padded rows of 1, 2 and 5 units, with a head and a tail or without.
+            for (units, head, tail) in [(1, 0, 0), (2, 1, per - 1), (5, per - 1, 1)] {
+                let (layout, offsets) = padded(data_type, sign_op, 6, (head, units, tail), 1);
+                check_layout(&tuned, &layout, offsets, pick);
+            }
+            // A broadcast row.
+            let len = 3 * per;
+            let po = (len * os).next_multiple_of(16) / os + 16 / os;
+            let broadcast = Layout {
+                data_type,
+                sign_op,
+                sizes: vec![4, len as u32],
+                in_strides: vec![0, 1],
+                out_strides: vec![po as u32, 1],
+            };
+            check_layout(&tuned, &broadcast, (0, 0), pick);
+        }
+    }
+    assert_eq!(shared.tuning(), Tuning::default());
+}

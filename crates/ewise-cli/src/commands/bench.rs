@@ -59,8 +59,9 @@ pub struct BenchArgs {
     /// Which operator(s).
     #[arg(long, value_enum, default_value = "all")]
     op: BenchOp,
-    /// One data type (e.g. float32, bfloat16), or `all`: every DirectML type the
-    /// operator takes plus bfloat16 and float64.
+    /// One data type (e.g. float32, bfloat16), several separated by commas
+    /// (float32,int8), or `all`: every DirectML type the operator takes plus bfloat16
+    /// and float64.
     #[arg(long, default_value = "all")]
     dtype: String,
     /// Element counts; `Ki` and `Mi` suffixes allowed [default: 4Ki 64Ki 1Mi 16Mi on the
@@ -72,10 +73,27 @@ pub struct BenchArgs {
     /// (cpu only).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::cli::parse_threads)]
     threads: usize,
-    /// Input layouts: a packed array, the transpose of a 2-D one, or a row broadcast
-    /// along a 2-D output (a stride-0 dimension).
+    /// Input layouts: a packed array, the transpose of a 2-D one, a row broadcast
+    /// along a 2-D output (a stride-0 dimension), or rows: every row of a wider 2-D
+    /// array (rows of --row-units 16-byte units of output, each input row one 16-byte
+    /// vector of padding apart) into a packed output.
     #[arg(long, value_enum, default_value = "all")]
     layout: LayoutChoice,
+    /// The rows layout's row length, in 16-byte units of output (e.g. 256: 1024 float32
+    /// or 4096 int8 elements per row); several values time one rows layout each.
+    #[arg(long, value_name = "N", num_args = 1.., default_values_t = [256u32], hide = true,
+          value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
+    row_units: Vec<u32>,
+    /// GPU tuning (measurements only): input vectors one invocation of the vector and
+    /// row kernels keeps in flight, a power of two from 1 to 16 [default: the
+    /// library's]. Several values: each case is timed under each, one after the other.
+    #[arg(long, value_name = "N", num_args = 1.., hide = true)]
+    gpu_loads_in_flight: Vec<u32>,
+    /// GPU tuning (measurements only): 16-byte units a row needs for the row kernel;
+    /// shorter rows take the strided walk [default: the library's]. Several values: as
+    /// for --gpu-loads-in-flight (every combination of the two).
+    #[arg(long, value_name = "N", num_args = 1.., hide = true)]
+    gpu_min_row_units: Vec<u64>,
     /// SIGN's NaN policy (the CPU kernels differ: `zero` needs fewer operations).
     #[arg(long, value_enum, default_value = "propagate")]
     nan: crate::cli::Nan,
@@ -111,6 +129,7 @@ enum LayoutChoice {
     Contiguous,
     Transposed,
     Broadcast,
+    Rows,
     All,
 }
 
@@ -119,6 +138,8 @@ enum Layout {
     Contiguous,
     Transposed,
     Broadcast,
+    /// Rows of this many 16-byte units of output, read from a padded (strided) 2-D view.
+    Rows(u32),
 }
 
 impl Layout {
@@ -127,6 +148,23 @@ impl Layout {
             Layout::Contiguous => "contiguous",
             Layout::Transposed => "transposed",
             Layout::Broadcast => "broadcast",
+            Layout::Rows(_) => "rows",
+        }
+    }
+
+    /// The name, with the row length for [`Layout::Rows`] (`rows/256u`), for tables.
+    fn label(self) -> String {
+        match self {
+            Layout::Rows(units) => format!("rows/{units}u"),
+            _ => self.name().to_string(),
+        }
+    }
+
+    /// The row length in 16-byte units of output of [`Layout::Rows`], `None` otherwise.
+    fn row_units(self) -> Option<u32> {
+        match self {
+            Layout::Rows(units) => Some(units),
+            _ => None,
         }
     }
 }
@@ -208,17 +246,26 @@ impl Measured {
 /// Runs the benchmark and prints its table or JSON.
 pub fn run(args: &BenchArgs) -> Result<()> {
     let cases = cases(args)?;
-    let layouts: &[Layout] = match args.layout {
-        LayoutChoice::Contiguous => &[Layout::Contiguous],
-        LayoutChoice::Transposed => &[Layout::Transposed],
-        LayoutChoice::Broadcast => &[Layout::Broadcast],
-        LayoutChoice::All => &[Layout::Contiguous, Layout::Transposed, Layout::Broadcast],
+    let rows = args.row_units.iter().map(|&u| Layout::Rows(u));
+    let layouts: Vec<Layout> = match args.layout {
+        LayoutChoice::Contiguous => vec![Layout::Contiguous],
+        LayoutChoice::Transposed => vec![Layout::Transposed],
+        LayoutChoice::Broadcast => vec![Layout::Broadcast],
+        LayoutChoice::Rows => rows.collect(),
+        LayoutChoice::All => [Layout::Contiguous, Layout::Transposed, Layout::Broadcast]
+            .into_iter()
+            .chain(rows)
+            .collect(),
     };
+    let layouts = &layouts[..];
     if args.device == DeviceKind::Gpu {
         if args.cold {
             bail!("--cold is for --device cpu: the gpu cases always rotate their inputs through more memory than the GPU's cache");
         }
         return gpu::run(args, &cases, layouts);
+    }
+    if !args.gpu_loads_in_flight.is_empty() || !args.gpu_min_row_units.is_empty() {
+        bail!("--gpu-loads-in-flight and --gpu-min-row-units tune the GPU kernels: they need --device gpu");
     }
     let threads = Parallelism::threads(args.threads).resolve();
     let sizes: &[u32] = if args.sizes.is_empty() {
@@ -302,14 +349,17 @@ fn cases(args: &BenchArgs) -> Result<Vec<(&'static str, DataType)>> {
         if args.dtype.eq_ignore_ascii_case("all") {
             return Ok(all.to_vec());
         }
-        let t = DataType::from_name(&args.dtype).with_context(|| {
-            format!(
-                "unknown --dtype '{}' (accepted: all, or one of {})",
-                args.dtype,
-                names(&sign_types())
-            )
-        })?;
-        Ok(all.iter().copied().filter(|&a| a == t).collect())
+        let mut wanted = Vec::new();
+        for name in args.dtype.split(',').map(str::trim) {
+            let t = DataType::from_name(name).with_context(|| {
+                format!(
+                    "unknown --dtype '{name}' (accepted: all, or one or more of {}, separated by commas)",
+                    names(&sign_types())
+                )
+            })?;
+            wanted.push(t);
+        }
+        Ok(wanted.into_iter().filter(|t| all.contains(t)).collect())
     };
     let mut cases: Vec<(&'static str, DataType)> = Vec::new();
     if args.op != BenchOp::IsInfinity {
@@ -350,6 +400,15 @@ fn transposed_shape(n: u32) -> (u32, u32) {
     (rows, n / rows)
 }
 
+/// Rows x columns of [`Layout::Rows`] for about `n` elements: rows of `units` 16-byte
+/// units of output (`out_size` bytes per element), as many as fit in `n` (at least one;
+/// one shorter row where `n` is below one row).
+fn rows_shape(n: u32, units: u32, out_size: u32) -> (u32, u32) {
+    let cols = (u64::from(units) * 16 / u64::from(out_size.max(1))).max(1);
+    let cols = cols.min(u64::from(n)) as u32;
+    ((n / cols).max(1), cols)
+}
+
 fn desc(op: &str, dtype: DataType, elements: u32, layout: Layout) -> OperatorDesc {
     let (input, sizes) = match layout {
         Layout::Contiguous => (TensorDesc::new(dtype, &[elements]), vec![elements]),
@@ -367,6 +426,20 @@ fn desc(op: &str, dtype: DataType, elements: u32, layout: Layout) -> OperatorDes
                 vec![rows, cols],
             )
         }
+        Layout::Rows(units) => {
+            // Each input row is followed by one 16-byte vector of padding: the rows of a
+            // wider array. Both pitches are then whole 16-byte vectors (a row of output
+            // is `units` vectors, and its input at least as many), as the GPU's row
+            // kernel needs.
+            let in_size = dtype.size_in_bytes().unwrap_or(1) as u32;
+            let out_size = if op == "sign" { in_size } else { 1 };
+            let (rows, cols) = rows_shape(elements, units, out_size);
+            let pitch = cols + (16 / in_size).max(1);
+            (
+                TensorDesc::strided(dtype, &[rows, cols], &[pitch, 1]),
+                vec![rows, cols],
+            )
+        }
     };
     if op == "sign" {
         OperatorDesc::sign(input, TensorDesc::new(dtype, &sizes))
@@ -374,6 +447,25 @@ fn desc(op: &str, dtype: DataType, elements: u32, layout: Layout) -> OperatorDes
         let output = TensorDesc::new(DataType::Uint8, &sizes);
         OperatorDesc::is_infinity(input, output, InfinityMode::Either)
     }
+}
+
+/// Bytes one call reads: the input's span, except in [`Layout::Rows`], whose padding
+/// between rows is never read (the elements' bytes alone).
+fn read_bytes(desc: &OperatorDesc, layout: Layout) -> Option<u64> {
+    let input = desc.input();
+    match layout {
+        Layout::Rows(_) => Some(input.element_count()? * input.data_type.size_in_bytes()?),
+        _ => input.exact_span_in_bytes(),
+    }
+}
+
+/// The elements a case's output holds (`elements` asked for, except where the rows
+/// layout rounds it to whole rows).
+fn output_elements(desc: &OperatorDesc) -> u32 {
+    desc.output()
+        .element_count()
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0)
 }
 
 /// The generator of the input bytes: random patterns, so that every kind of value
@@ -569,13 +661,15 @@ fn measure(
             .with_context(|| format!("{}: too large for this machine's memory", case()))
     };
     let (in_len, out_len) = (span(desc.input())?, span(desc.output())?);
-    let moved = (in_len + out_len) as f64;
+    let elements = output_elements(&desc);
+    let read = read_bytes(&desc, layout).map_or(in_len, |n| n as usize);
+    let moved = (read + out_len) as f64;
     let pairs = pair_count(in_len + out_len, rounds.cold);
     let inputs = buffers(pairs, in_len, true, &|| format!("the inputs of {}", case()))?;
     let mut outputs = buffers(pairs, out_len, false, &|| {
         format!("the outputs of {}", case())
     })?;
-    let copy_len = (in_len + out_len) / 2;
+    let copy_len = (read + out_len) / 2;
     let kinds = [
         (CopyKind::Plain, 1),
         (CopyKind::Plain, threads),
@@ -620,7 +714,7 @@ fn measure(
     timers.push(Timed::new(
         Box::new(|| {
             next_read = (next_read + 1) % pairs;
-            std::hint::black_box(baseline::read(&inputs[next_read], read_threads));
+            std::hint::black_box(baseline::read(&inputs[next_read][..read], read_threads));
         }),
         warm,
     ));
@@ -679,7 +773,7 @@ fn table(results: &[Measured], threads: usize, policy: NanPolicy, cold: bool) ->
             r.op.to_string(),
             r.dtype.name().to_lowercase(),
             r.elements.to_string(),
-            r.layout.name().to_string(),
+            r.layout.label(),
             r.threads.to_string(),
             format!("{:.1}", r.gbps),
             format!("{} x{}", kind.name(), copy_threads),
@@ -735,7 +829,7 @@ fn json(results: &[Measured]) -> String {
              \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"input_read_ns\": {:.1}, \"vs_read\": {:.4}, \
              \"instruction_set\": \"{}\", \"nan\": \"{}\", \"streams\": {}, \"stream_threshold\": {}, \
              \"llc_bytes\": {}, \"llc_level\": {}, \"llc_shared_by\": {}, \"l2_bytes\": {}, \"cache_source\": \"{}\", \
-             \"cold\": {}, \"pairs\": {}, \"copies\": [{}]}}",
+             \"cold\": {}, \"pairs\": {}, \"row_units\": {}, \"copies\": [{}]}}",
             r.op,
             r.dtype.name(),
             r.elements,
@@ -758,6 +852,7 @@ fn json(results: &[Measured]) -> String {
             host.source.name(),
             r.cold,
             r.pairs,
+            optional(r.layout.row_units()),
             copies.join(", ")
         );
         out.push_str(if i + 1 < results.len() { ",\n" } else { "\n" });
@@ -828,6 +923,55 @@ mod tests {
         )
         .unwrap();
         assert!(m.gbps > 0.0);
+    }
+
+    #[test]
+    fn rows_are_whole_units_of_output_on_16_byte_pitches_and_count_their_elements() {
+        assert_eq!(rows_shape(16 << 20, 256, 4), (16 << 10, 1024));
+        assert_eq!(rows_shape(16 << 20, 1, 1), (1 << 20, 16));
+        assert_eq!(rows_shape(100, 256, 4), (1, 100));
+        for (op, dtype) in [
+            ("sign", DataType::Int8),
+            ("sign", DataType::Float16),
+            ("sign", DataType::Float32),
+            ("sign", DataType::Float64),
+            ("is-infinity", DataType::Float32),
+            ("is-infinity", DataType::Float16),
+        ] {
+            for units in [1, 2, 32, 256] {
+                let d = desc(op, dtype, 1 << 16, Layout::Rows(units));
+                let (input, output) = (d.input(), d.output());
+                let (is, os) = (
+                    input.data_type.size_in_bytes().unwrap(),
+                    output.data_type.size_in_bytes().unwrap(),
+                );
+                let (in_strides, out_strides) = (
+                    input.effective_strides().unwrap(),
+                    output.effective_strides().unwrap(),
+                );
+                let cols = u64::from(input.sizes[1]);
+                assert_eq!(cols * os, 16 * u64::from(units), "{d:?}");
+                assert_eq!(in_strides, [cols + 16 / is, 1], "{d:?}");
+                assert_eq!(out_strides, [cols, 1], "{d:?}");
+                assert_eq!((in_strides[0] * is) % 16, 0, "{d:?}");
+                assert_eq!((out_strides[0] * os) % 16, 0, "{d:?}");
+                assert_eq!(output_elements(&d), 1 << 16);
+                assert_eq!(read_bytes(&d, Layout::Rows(units)), Some(is << 16));
+            }
+        }
+        let m = measure(
+            ("sign", DataType::Float32, 4096, Layout::Rows(4)),
+            NanPolicy::Propagate,
+            1,
+            WARM,
+        )
+        .unwrap();
+        assert!(m.gbps > 0.0);
+        let j = json(&[m]);
+        assert!(
+            j.contains("\"layout\": \"rows\"") && j.contains("\"row_units\": 4"),
+            "{j}"
+        );
     }
 
     #[test]

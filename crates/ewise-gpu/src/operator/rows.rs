@@ -18,10 +18,10 @@ use crate::device::GpuDevice;
 use crate::error::Result;
 use crate::shader::{KernelKey, Walk, UNIT_BYTES};
 
-/// Units a row's body needs for the row kernel; rows with fewer stay in the strided
-/// walk. One unit already moves 16 bytes per invocation where the strided walk moves
-/// one element.
-pub(super) const MIN_ROW_UNITS: u64 = 1;
+/// Units a row's body needs for the row kernel by default (the device's
+/// [`crate::Tuning`] sets it per operator); rows with fewer stay in the strided walk. One
+/// unit already moves 16 bytes per invocation where the strided walk moves one element.
+pub(crate) const MIN_ROW_UNITS: u64 = 1;
 
 /// A kernel and its pipeline.
 type Kernel = (KernelKey, Arc<wgpu::ComputePipeline>);
@@ -90,13 +90,14 @@ impl RowKernels {
 impl GpuCompiledOperator {
     /// The body of every row of `chunk` (whose rows share their phase) with the input
     /// read from `source` and the output at `out_offset` of its buffer; `None` where the
-    /// phases never meet or the body is shorter than [`MIN_ROW_UNITS`].
+    /// phases never meet or the body is shorter than the operator's minimum
+    /// ([`MIN_ROW_UNITS`] unless its device's tuning says otherwise).
     pub(super) fn row_body(&self, chunk: &Chunk, source: &Source, out_offset: u64) -> Option<Body> {
         let row = chunk.dims.last()?;
         let sizes = (u64::from(self.key.in_size), u64::from(self.key.out_size));
         let in_at = source.offset + chunk.in_first * sizes.0;
         let out_at = out_offset + chunk.out_first * sizes.1;
-        Body::of(in_at, out_at, row.size, sizes).filter(|b| b.units >= MIN_ROW_UNITS)
+        Body::of(in_at, out_at, row.size, sizes).filter(|b| b.units >= self.min_row_units)
     }
 
     /// Adds the dispatches of `chunk` in rows to `dispatches`: the rows' bodies in the
@@ -158,8 +159,9 @@ impl GpuCompiledOperator {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::walks;
+    use super::super::tests::{walks, walks_tuned};
     use super::*;
+    use crate::Tuning;
     use ewise_core::{DataType, InfinityMode, OperatorDesc, TensorDesc};
 
     use DataType::*;
@@ -276,6 +278,54 @@ mod tests {
                 return;
             };
             assert_eq!(got, vec![want], "{desc:?} {offsets:?}");
+        }
+    }
+
+    /// The layout `ewise bench --layout rows` times: rows of `units` 16-byte units of
+    /// output, the input's rows one vector apart (a strided view), the output packed.
+    fn bench_rows(sign_op: bool, data_type: DataType, units: u32) -> OperatorDesc {
+        let is = data_type.size_in_bytes().unwrap() as u32;
+        let os = if sign_op { is } else { 1 };
+        let cols = units * 16 / os;
+        let sizes = [8, cols];
+        let strides = (&[cols + 16 / is, 1][..], &[cols, 1][..]);
+        if sign_op {
+            sign(data_type, &sizes, strides)
+        } else {
+            is_inf(data_type, &sizes, strides)
+        }
+    }
+
+    #[test]
+    fn the_bench_rows_layout_takes_the_row_kernel_unless_rows_are_below_the_minimum() {
+        let cases = [
+            (true, Float32),
+            (true, Int8),
+            (true, Float16),
+            (true, Float64),
+            (false, Float32),
+            (false, Float16),
+        ];
+        for (sign_op, data_type) in cases {
+            for units in [1, 2, 32, 256] {
+                let desc = bench_rows(sign_op, data_type, units);
+                let Some(got) = walks(&desc, (0, 0)) else {
+                    return;
+                };
+                assert_eq!(got, vec![Walk::Rows { dims: 1 }], "{desc:?}");
+                let tuning = |min_row_units| Tuning {
+                    min_row_units,
+                    ..Tuning::default()
+                };
+                let at_minimum = walks_tuned(&desc, (0, 0), tuning(u64::from(units))).unwrap();
+                assert_eq!(at_minimum, vec![Walk::Rows { dims: 1 }], "{desc:?}");
+                let below = walks_tuned(&desc, (0, 0), tuning(u64::from(units) + 1)).unwrap();
+                assert_eq!(below.len(), 1, "{desc:?}");
+                assert!(
+                    matches!(below[0], Walk::Strided { .. } | Walk::StridedWords { .. }),
+                    "{desc:?}: {below:?}"
+                );
+            }
         }
     }
 }

@@ -82,6 +82,7 @@ mod tests {
             out_size,
             walk,
             shared: false,
+            loads: super::super::LOADS_IN_FLIGHT,
         }
     }
 

@@ -24,8 +24,9 @@ use std::fmt::Write;
 use super::{lanes, op_fn, word_op_fn, KernelKey, Op, Walk, WORKGROUP};
 use ewise_core::InfinityMode;
 
-/// Input vectors one invocation aims to have in flight: the unroll factor is this many
-/// divided by the input vectors of a unit (at least one unit).
+/// Input vectors one invocation aims to have in flight by default: the unroll factor is
+/// this many (a kernel key's `loads`, the device's [`crate::Tuning`]) divided by the input
+/// vectors of a unit (at least one unit).
 pub(crate) const LOADS_IN_FLIGHT: u32 = 4;
 
 /// Bytes of output one unit writes.
@@ -50,7 +51,7 @@ impl KernelKey {
 
     /// Units one invocation of the vector walk handles.
     pub(crate) fn unroll(&self) -> u32 {
-        (LOADS_IN_FLIGHT / self.vectors_in()).max(1)
+        (self.loads / self.vectors_in()).max(1)
     }
 }
 
@@ -211,6 +212,7 @@ mod tests {
             out_size,
             walk: Walk::Contiguous,
             shared: false,
+            loads: LOADS_IN_FLIGHT,
         }
     }
 
@@ -238,6 +240,30 @@ mod tests {
             ..key(sign, 1, 1)
         };
         assert_eq!(strided.vector(), None);
+    }
+
+    #[test]
+    fn the_unroll_follows_the_keys_loads_in_flight() {
+        let sign = key(Op::sign(DataType::Int8, NanPolicy::Zero).unwrap(), 1, 1);
+        let inf = key(
+            Op::is_infinity(DataType::Float32, InfinityMode::Either).unwrap(),
+            4,
+            1,
+        );
+        for loads in [1, 2, 4, 8, 16] {
+            let v = KernelKey { loads, ..sign }.vector().unwrap();
+            assert_eq!(v.unroll(), loads);
+            let lines = source(&v).matches("= vin(").count() as u32;
+            assert_eq!(lines, loads, "one load per unit of the unroll");
+            let w = KernelKey { loads, ..inf }.vector().unwrap();
+            assert_eq!(w.unroll(), (loads / 4).max(1));
+        }
+        let (a, b) = (
+            KernelKey { loads: 2, ..sign }.vector().unwrap(),
+            KernelKey { loads: 8, ..sign }.vector().unwrap(),
+        );
+        assert_ne!(a, b, "keys of different tunings differ");
+        assert_ne!(source(&a), source(&b));
     }
 
     #[test]

@@ -15,10 +15,10 @@ use anyhow::{bail, Context, Result};
 use ewise_cpu::{DataType, FeatureLevel, NanPolicy, OperatorDesc, TensorDesc};
 use ewise_gpu::{
     record_buffer_copy, BaselineKernel, BaselineKind, GpuBuffer, GpuCompiledOperator, GpuDevice,
-    GpuTimer, BASELINE_VECTOR,
+    GpuTimer, Tuning, BASELINE_VECTOR,
 };
 
-use super::{desc, pattern_bytes, BenchArgs, Layout};
+use super::{desc, optional, output_elements, pattern_bytes, read_bytes, BenchArgs, Layout};
 use crate::interrupt;
 use crate::table::Table;
 
@@ -95,6 +95,8 @@ struct Row {
     batch: u64,
     rotation: u64,
     dispatches: usize,
+    /// The kernels' tuning the operator was compiled with.
+    tuning: Tuning,
 }
 
 impl Row {
@@ -183,6 +185,7 @@ pub(super) fn run(
     if args.threads != 0 {
         bail!("--threads applies to --device cpu only (the GPU runs one queue)");
     }
+    let tunings = tunings(args)?;
     let device = crate::gpu::open(FeatureLevel::LATEST)?;
     let timer = GpuTimer::new(&device).context("--device gpu: creating the timer")?;
     let rotate = if device.adapter().is_software() {
@@ -206,32 +209,77 @@ pub(super) fn run(
     for &(op, dtype) in cases {
         for (elements, optional) in sizes(args, dtype) {
             for &layout in layouts {
-                interrupt::check()?;
-                let case = (op, dtype, elements, layout);
-                match bench.measure(case, optional)? {
-                    Ok(row) => rows.push(row),
-                    Err(note) => {
-                        if args.json {
-                            eprintln!("ewise: {note}");
+                for &tuning in &tunings {
+                    interrupt::check()?;
+                    bench.device.set_tuning(tuning)?;
+                    let case = (op, dtype, elements, layout);
+                    match bench.measure(case, optional)? {
+                        Ok(row) => {
+                            // JSON rows go out as they are measured (one per line), so
+                            // that a run stopped part way has given what it measured.
+                            if args.json {
+                                let sep = if rows.is_empty() { "[\n" } else { ",\n" };
+                                crate::print(&format!("{sep}{}", case_json(&bench, &row)))?;
+                            }
+                            rows.push(row);
                         }
-                        notes.push(note);
+                        Err(note) => {
+                            if args.json {
+                                eprintln!("ewise: {note}");
+                            }
+                            notes.push(note);
+                            // The same case under another tuning does not fit either.
+                            break;
+                        }
                     }
                 }
             }
         }
     }
     bench.pools = None;
+    // The overheads are measured under the last tuning (the only one, unless swept).
     if rows.is_empty() {
         bail!("no case could be measured: {}", notes.join("; "));
     }
     interrupt::check()?;
     let overheads = bench.overheads()?;
+    let tuning = bench.device.tuning();
     let text = if args.json {
-        json(&bench, &rows, &overheads)
+        format!(",\n{}\n]\n", overhead_json(&bench, &overheads, tuning))
     } else {
-        table(&bench, &rows, &overheads, &notes)
+        table(&bench, &rows, &overheads, &notes, tunings.len() > 1)
     };
     crate::print(&text)
+}
+
+/// Every combination of the `--gpu-loads-in-flight` and `--gpu-min-row-units` values
+/// (the library's default for an option not given), each validated.
+fn tunings(args: &BenchArgs) -> Result<Vec<Tuning>> {
+    let default = Tuning::default();
+    let loads = if args.gpu_loads_in_flight.is_empty() {
+        vec![default.loads_in_flight]
+    } else {
+        args.gpu_loads_in_flight.clone()
+    };
+    let mins = if args.gpu_min_row_units.is_empty() {
+        vec![default.min_row_units]
+    } else {
+        args.gpu_min_row_units.clone()
+    };
+    let mut all = Vec::new();
+    for &loads_in_flight in &loads {
+        for &min_row_units in &mins {
+            let t = Tuning {
+                loads_in_flight,
+                min_row_units,
+            };
+            all.push(
+                t.validated()
+                    .context("--gpu-loads-in-flight / --gpu-min-row-units")?,
+            );
+        }
+    }
+    Ok(all)
 }
 
 /// The element counts to time for `dtype`, each with whether it is the optional 1 GiB
@@ -267,8 +315,8 @@ fn mib(bytes: u64) -> String {
 }
 
 impl Bench {
-    fn plan(&self, desc: &OperatorDesc) -> Plan {
-        let in_span = desc.input().exact_span_in_bytes().unwrap_or(0);
+    fn plan(&self, desc: &OperatorDesc, layout: Layout) -> Plan {
+        let in_span = read_bytes(desc, layout).unwrap_or(0);
         let out_span = desc.output().exact_span_in_bytes().unwrap_or(0);
         let in_bind = desc.input().total_tensor_size_in_bytes;
         let out_bind = desc.output().total_tensor_size_in_bytes;
@@ -351,7 +399,8 @@ impl Bench {
     ) -> Result<Result<Row, String>> {
         let name = format!("{op} {} x {elements} {}", dtype.name(), layout.name());
         let desc = desc(op, dtype, elements, layout);
-        let plan = self.plan(&desc);
+        let elements = output_elements(&desc);
+        let plan = self.plan(&desc, layout);
         let fitted = self.pools(plan.slot * plan.slots)?;
         if let Err(why) = fitted {
             let what = if optional {
@@ -403,6 +452,7 @@ impl Bench {
             batch,
             rotation: slots * plan.moved,
             dispatches: compiled.dispatches(),
+            tuning: self.device.tuning(),
         }))
     }
 
@@ -535,8 +585,8 @@ fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64().max(1e-12)
 }
 
-fn table(bench: &Bench, rows: &[Row], o: &Overheads, notes: &[String]) -> String {
-    let mut t = Table::new(&[
+fn table(bench: &Bench, rows: &[Row], o: &Overheads, notes: &[String], swept: bool) -> String {
+    let mut header = vec![
         "op",
         "dtype",
         "elements",
@@ -549,14 +599,18 @@ fn table(bench: &Bench, rows: &[Row], o: &Overheads, notes: &[String]) -> String
         "vs read",
         "batch",
         "rotated",
-    ]);
+    ];
+    if swept {
+        header.extend(["loads", "min row units"]);
+    }
+    let mut t = Table::new(&header);
     for r in rows {
         let (copy, best) = r.best_copy();
-        t.row(vec![
+        let mut cells = vec![
             r.op.to_string(),
             r.dtype.name().to_lowercase(),
             r.elements.to_string(),
-            r.layout.name().to_string(),
+            r.layout.label(),
             format!("{:.1}", r.gbps(Work::Operator)),
             copy.copy_name().to_string(),
             format!("{best:.1}"),
@@ -565,7 +619,14 @@ fn table(bench: &Bench, rows: &[Row], o: &Overheads, notes: &[String]) -> String
             format!("{:.2}", r.vs_read()),
             r.batch.to_string(),
             mib(r.rotation),
-        ]);
+        ];
+        if swept {
+            cells.extend([
+                r.tuning.loads_in_flight.to_string(),
+                r.tuning.min_row_units.to_string(),
+            ]);
+        }
+        t.row(cells);
     }
     let timer = bench.timer.kind();
     let how = match timer {
@@ -577,10 +638,20 @@ fn table(bench: &Bench, rows: &[Row], o: &Overheads, notes: &[String]) -> String
     let mut out = format!(
         "ewise bench --device gpu: {}\ntimer: {timer} ({how}), per call of a batch of \
          back-to-back calls; median of {} rounds; SIGN with NaN policy {}; GB/s = bytes read \
-         + written per second; ratio = GB/s / best copy of the same bytes\n\n",
+         + written per second; ratio = GB/s / best copy of the same bytes\n\
+         tuning: {}\n\n",
         bench.device.adapter(),
         bench.samples,
-        bench.policy
+        bench.policy,
+        if swept {
+            "per row (loads in flight, the row kernel's minimum units per row)".to_string()
+        } else {
+            let t = rows.first().map_or(Tuning::default(), |r| r.tuning);
+            format!(
+                "{} loads in flight, the row kernel from {} units per row",
+                t.loads_in_flight, t.min_row_units
+            )
+        },
     );
     out.push_str(&t.render(""));
     let mut w = Table::new(&["overhead (wall time)", "us", "vs bare"]);
@@ -635,12 +706,25 @@ fn quoted(s: &str) -> String {
     out
 }
 
-fn json(bench: &Bench, rows: &[Row], o: &Overheads) -> String {
+/// The fields every JSON row ends with: the device, the adapter and the timer.
+fn common_json(bench: &Bench) -> String {
     let adapter = quoted(&bench.device.adapter().name);
     let timer = bench.timer.kind().name();
-    let common = format!("\"device\": \"gpu\", \"adapter\": {adapter}, \"timer\": \"{timer}\"");
-    let mut items = Vec::new();
-    for r in rows {
+    format!("\"device\": \"gpu\", \"adapter\": {adapter}, \"timer\": \"{timer}\"")
+}
+
+/// The tuning fields of a JSON row.
+fn tuned(t: Tuning) -> String {
+    format!(
+        "\"loads_in_flight\": {}, \"min_row_units\": {}",
+        t.loads_in_flight, t.min_row_units
+    )
+}
+
+/// One case's JSON row (one line, indented, no separator).
+fn case_json(bench: &Bench, r: &Row) -> String {
+    let common = common_json(bench);
+    {
         let (copy, best) = r.best_copy();
         let copies: Vec<String> = [Work::CopyKernel, Work::CopyBuffer]
             .iter()
@@ -652,12 +736,12 @@ fn json(bench: &Bench, rows: &[Row], o: &Overheads) -> String {
                 )
             })
             .collect();
-        items.push(format!(
+        format!(
             "  {{\"kind\": \"case\", \"op\": \"{}\", \"dtype\": \"{}\", \"elements\": {}, \"layout\": \"{}\", \"threads\": 1, \
              \"gbps\": {:.3}, \"best_copy_gbps\": {best:.3}, \"best_copy\": \"{}\", \"best_copy_threads\": 1, \
-             \"ratio\": {:.4}, \"ns_per_call\": {:.1}, \"input_read_ns\": {:.1}, \"vs_read\": {:.4}, \
+             \"ratio\": {:.4}, \"ratio_copy_kernel\": {:.4}, \"ns_per_call\": {:.1}, \"input_read_ns\": {:.1}, \"vs_read\": {:.4}, \
              \"instruction_set\": \"wgsl\", \"nan\": \"{}\", \"copies\": [{}], {common}, \
-             \"batch\": {}, \"rotation_bytes\": {}, \"dispatches\": {}}}",
+             \"batch\": {}, \"rotation_bytes\": {}, \"dispatches\": {}, \"row_units\": {}, {}}}",
             r.op,
             r.dtype.name(),
             r.elements,
@@ -665,6 +749,7 @@ fn json(bench: &Bench, rows: &[Row], o: &Overheads) -> String {
             r.gbps(Work::Operator),
             copy.copy_name(),
             r.gbps(Work::Operator) / best.max(1e-9),
+            r.gbps(Work::Operator) / r.gbps(Work::CopyKernel).max(1e-9),
             r.ns(Work::Operator),
             r.ns(Work::Read),
             r.vs_read(),
@@ -673,8 +758,16 @@ fn json(bench: &Bench, rows: &[Row], o: &Overheads) -> String {
             r.batch,
             r.rotation,
             r.dispatches,
-        ));
+            optional(r.layout.row_units()),
+            tuned(r.tuning),
+        )
     }
+}
+
+/// The overheads' JSON rows, joined by `,\n`.
+fn overhead_json(bench: &Bench, o: &Overheads, overhead_tuning: Tuning) -> String {
+    let common = common_json(bench);
+    let mut items = Vec::new();
     let ns = |d: Duration| d.as_secs_f64() * 1e9;
     for (what, elements, d, vs_bare) in [
         ("execute", 1, o.execute_1, Some(ratio(o.execute_1, o.bare))),
@@ -690,12 +783,13 @@ fn json(bench: &Bench, rows: &[Row], o: &Overheads) -> String {
         let vs = vs_bare.map_or("null".to_string(), |v| format!("{v:.4}"));
         items.push(format!(
             "  {{\"kind\": \"overhead\", \"what\": \"{what}\", \"dtype\": \"FLOAT32\", \"elements\": {elements}, \
-             \"ns\": {:.1}, \"vs_bare\": {vs}, \"clock\": \"{}\", {common}}}",
+             \"ns\": {:.1}, \"vs_bare\": {vs}, \"clock\": \"{}\", {common}, {}}}",
             ns(d),
             if what == "record" { "cpu" } else { "wall" },
+            tuned(overhead_tuning),
         ));
     }
-    format!("[\n{}\n]\n", items.join(",\n"))
+    items.join(",\n")
 }
 
 #[cfg(test)]
