@@ -23,6 +23,10 @@
 #                                          CPU (rest.txt)
 #                                       everything under $OUT (8 files; log.txt has each
 #                                       step's command, time and errors)
+#   scripts/gpu-device-kit.sh recheck [BENCH ARGS]
+#                                       there, a second short call (same carry): the GPU
+#                                       tests again, then `ewise bench --device gpu --json
+#                                       BENCH ARGS` (recheck-bench.json), by 200 s
 #   scripts/gpu-device-kit.sh smoke     here: the same steps on lavapipe with tiny sizes
 #                                       and few samples, no .gl, no NVIDIA ICD, no
 #                                       EWISE_REQUIRE_GPU, OUT=/tmp/kit-out (also
@@ -105,6 +109,72 @@ step() {
     return "$rc"
 }
 
+# The environment the GPU runs need: on the device, Debian's Vulkan loader unpacked from
+# .gl/ and NVIDIA's ICD found (~5 s), a GPU required; with 1 (smoke), lavapipe. Test
+# binaries find their data files under the checkout they were built in: a link to here.
+gpu_env() {
+    if [ "$1" = 1 ]; then
+        eval "$(scripts/gpu-driver.sh)"
+        unset EWISE_REQUIRE_GPU
+        export EWISE_GPU_BACKEND=vulkan
+    else
+        for f in .gl/*.deb; do dpkg -x "$f" /; done
+        ldconfig
+        local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+        if [ ! -e "$icd" ]; then
+            icd="$(timeout 20 find / -xdev -name nvidia_icd.json -not -path '/proc/*' 2>/dev/null | head -1 || true)"
+        fi
+        if [ -n "$icd" ]; then
+            export VK_DRIVER_FILES="$icd"
+        fi
+        export EWISE_GPU_BACKEND=vulkan EWISE_REQUIRE_GPU=1
+    fi
+    local built_at
+    built_at="$(cat "$kit/built-at" 2>/dev/null || true)"
+    if [ -n "$built_at" ] && [ ! -e "$built_at" ]; then
+        mkdir -p "$(dirname "$built_at")" && ln -s "$PWD" "$built_at"
+    fi
+}
+
+# The GPU test binaries (ewise-gpu's unit and integration tests, ewise-onnx's GPU tests),
+# unpacked under $2/tests, each under `step` (60 s each on the device; 1 = smoke, 1800 s);
+# $out/tests.txt gets each one's exit status and summary, or its last 40 lines.
+gpu_tests() {
+    local smoke="$1" tmp="$2" t name
+    mkdir -p "$tmp/tests" && tar -C "$tmp" -xzf "$kit/tests.tar.gz"
+    : >"$out/tests.txt"
+    for t in "$tmp"/tests/*; do
+        name="$(basename "$t")"
+        case "$name" in ewise-gpu.* | ewise-onnx.*) ;; *) continue ;; esac
+        local budget=60 rc=0
+        if [ "$smoke" = 1 ]; then budget=1800; fi
+        step "test $name" "$budget" "$t" --test-threads 4 >"$tmp/test.log" 2>&1 || rc=$?
+        {
+            echo "== $name: exit $rc"
+            if [ "$rc" = 0 ]; then grep -E '^test result:' "$tmp/test.log" | tail -2; else tail -40 "$tmp/test.log"; fi
+        } >>"$out/tests.txt"
+    done
+    cat "$out/tests.txt"
+}
+
+# A second, short device call: the GPU tests again, then `ewise bench --device gpu --json`
+# with the arguments given (if any) into $out/recheck-bench.json. Ends by 200 s.
+recheck() {
+    out="${OUT:-/tmp/ewise-out}"
+    exec 3>&1
+    mkdir -p "$out"
+    deadline=$(($(date +%s) + ${KIT_DEADLINE_S:-200}))
+    local tmp=/tmp/ewise-kit
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    gpu_env "${KIT_SMOKE:-0}"
+    { nvidia-smi --query-gpu=name,driver_version --format=csv || true; } >>"$out/log.txt" 2>&1
+    gpu_tests "${KIT_SMOKE:-0}" "$tmp"
+    if [ $# -gt 0 ]; then
+        step recheck-bench 90 "$kit/ewise" bench --device gpu --json "$@" \
+            >"$out/recheck-bench.json" 2>>"$out/log.txt" || true
+    fi
+}
+
 run() {
     out="${OUT:-/tmp/ewise-out}"
     local smoke="${KIT_SMOKE:-0}"
@@ -127,27 +197,8 @@ run() {
     local sizes=(16Mi 256Mi) row_size=16Mi sweep_samples=7 table_samples=9
     if [ "$smoke" = 1 ]; then
         sizes=(16Ki 64Ki) row_size=64Ki sweep_samples=3 table_samples=3
-        eval "$(scripts/gpu-driver.sh)"
-        unset EWISE_REQUIRE_GPU
-        export EWISE_GPU_BACKEND=vulkan
-    else
-        # ~5 s: unpack the Vulkan loader, find NVIDIA's ICD.
-        for f in .gl/*.deb; do dpkg -x "$f" /; done
-        ldconfig
-        local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-        if [ ! -e "$icd" ]; then
-            icd="$(timeout 20 find / -xdev -name nvidia_icd.json -not -path '/proc/*' 2>/dev/null | head -1 || true)"
-        fi
-        if [ -n "$icd" ]; then
-            export VK_DRIVER_FILES="$icd"
-        fi
-        export EWISE_GPU_BACKEND=vulkan EWISE_REQUIRE_GPU=1
     fi
-    local built_at
-    built_at="$(cat "$kit/built-at" 2>/dev/null || true)"
-    if [ -n "$built_at" ] && [ ! -e "$built_at" ]; then
-        mkdir -p "$(dirname "$built_at")" && ln -s "$PWD" "$built_at"
-    fi
+    gpu_env "$smoke"
     {
         date -u
         echo "smoke=$smoke sizes=${sizes[*]} row_size=$row_size samples=$sweep_samples/$table_samples"
@@ -204,21 +255,7 @@ run() {
     # tests, ewise-onnx's GPU tests). H100 estimate: ~40 s in all (cap 110 s; 60 s per
     # binary).
     local unpacked="$tmp/tests"
-    mkdir -p "$unpacked" && tar -C "$tmp" -xzf "$kit/tests.tar.gz"
-    : >"$out/tests.txt"
-    local t name
-    for t in "$unpacked"/*; do
-        name="$(basename "$t")"
-        case "$name" in ewise-gpu.* | ewise-onnx.*) ;; *) continue ;; esac
-        local budget=60 rc=0
-        if [ "$smoke" = 1 ]; then budget=1800; fi
-        step "test $name" "$budget" "$t" --test-threads 4 >"$tmp/test.log" 2>&1 || rc=$?
-        {
-            echo "== $name: exit $rc"
-            if [ "$rc" = 0 ]; then grep -E '^test result:' "$tmp/test.log" | tail -2; else tail -40 "$tmp/test.log"; fi
-        } >>"$out/tests.txt"
-    done
-    cat "$out/tests.txt"
+    gpu_tests "$smoke" "$tmp"
 
     # 4. Optional, each under its own timeout while time is left: the peers on the
     # table's contiguous rows (~40 s, cap 60 s), ewise run vs ewise sign on 1 GiB
@@ -251,5 +288,6 @@ case "${1:-}" in
     prepare) prepare ;;
     run) shift && run "$@" ;;
     smoke) shift && KIT_SMOKE=1 OUT="${OUT:-/tmp/kit-out}" run "$@" ;;
+    recheck) shift && recheck "$@" ;;
     *) sed -n '2,33p' "$0" >&2 && exit 2 ;;
 esac

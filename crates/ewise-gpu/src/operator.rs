@@ -988,7 +988,6 @@ fn prepare(device: &GpuDevice, dispatches: &[Dispatch]) -> Recorded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Tuning;
 
     #[test]
     fn windows_align_down_and_round_up() {
@@ -1026,19 +1025,18 @@ mod tests {
     /// `offsets.0` of one buffer and the output at `offsets.1` of another, in order;
     /// `None` without an adapter.
     pub(super) fn walks(desc: &OperatorDesc, offsets: (u64, u64)) -> Option<Vec<Walk>> {
-        walks_tuned(desc, offsets, Tuning::default())
+        let device = crate::device::tests::any_device()?;
+        Some(walks_on(&device, desc, offsets))
     }
 
-    /// As [`walks`], on a device with `tuning`.
-    pub(super) fn walks_tuned(
+    /// As [`walks`], on `device` (with its tuning).
+    pub(super) fn walks_on(
+        device: &GpuDevice,
         desc: &OperatorDesc,
         offsets: (u64, u64),
-        tuning: Tuning,
-    ) -> Option<Vec<Walk>> {
-        let device = crate::device::tests::any_device()?;
-        device.set_tuning(tuning).unwrap();
-        let dispatches = dispatches(&device, desc, offsets);
-        Some(dispatches.into_iter().map(|(walk, _)| walk).collect())
+    ) -> Vec<Walk> {
+        let dispatches = dispatches(device, desc, offsets);
+        dispatches.into_iter().map(|(walk, _)| walk).collect()
     }
 
     /// The walk and grid of each dispatch one execution of `desc` on `device` records

@@ -668,3 +668,38 @@ fn a_callers_wgpu_device_runs_the_operators() {
         [0xFF, 0, 1, 0xFF]
     );
 }
+
+/// A process that makes devices one after another, each used and dropped, keeps finding
+/// its adapter and getting the right bits: dropping a device gives its resources back.
+#[test]
+fn devices_made_and_dropped_in_turn_keep_working() {
+    if device().is_none() {
+        return;
+    }
+    let t = TensorDesc::new(Float32, &[1024]);
+    let desc = OperatorDesc::sign(t.clone(), t);
+    let values: Vec<f32> = (0..1024).map(|i| i as f32 - 512.0).collect();
+    let expected: Vec<u8> = values
+        .iter()
+        .flat_map(|v| {
+            (if *v < 0.0 {
+                -1.0f32
+            } else if *v > 0.0 {
+                1.0
+            } else {
+                0.0
+            })
+            .to_ne_bytes()
+        })
+        .collect();
+    for round in 0..96 {
+        let device = common::try_device(GpuDevice::builder())
+            .unwrap_or_else(|| panic!("round {round}: the adapter is no longer found"));
+        let op = device.create_operator(&desc).unwrap().compile().unwrap();
+        let input = GpuBuffer::from_bytes(&device, &f32_bytes(&values)).unwrap();
+        let output = GpuBuffer::zeroed(&device, 4096).unwrap();
+        op.execute(&[&input, &output], &[b(0, 0, 4096)], &[b(1, 0, 4096)])
+            .unwrap();
+        assert_eq!(output.read(&device).unwrap(), expected, "round {round}");
+    }
+}

@@ -159,7 +159,7 @@ impl GpuCompiledOperator {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{walks, walks_tuned};
+    use super::super::tests::{walks, walks_on};
     use super::*;
     use crate::Tuning;
     use ewise_core::{DataType, InfinityMode, OperatorDesc, TensorDesc};
@@ -306,20 +306,25 @@ mod tests {
             (false, Float32),
             (false, Float16),
         ];
+        // One device for the whole test, its tuning set before each compilation.
+        let Some(device) = crate::device::tests::any_device() else {
+            return;
+        };
+        let tuning = |min_row_units| Tuning {
+            min_row_units,
+            ..Tuning::default()
+        };
         for (sign_op, data_type) in cases {
             for units in [1, 2, 32, 256] {
                 let desc = bench_rows(sign_op, data_type, units);
-                let Some(got) = walks(&desc, (0, 0)) else {
-                    return;
-                };
+                device.set_tuning(Tuning::default()).unwrap();
+                let got = walks_on(&device, &desc, (0, 0));
                 assert_eq!(got, vec![Walk::Rows { dims: 1 }], "{desc:?}");
-                let tuning = |min_row_units| Tuning {
-                    min_row_units,
-                    ..Tuning::default()
-                };
-                let at_minimum = walks_tuned(&desc, (0, 0), tuning(u64::from(units))).unwrap();
+                device.set_tuning(tuning(u64::from(units))).unwrap();
+                let at_minimum = walks_on(&device, &desc, (0, 0));
                 assert_eq!(at_minimum, vec![Walk::Rows { dims: 1 }], "{desc:?}");
-                let below = walks_tuned(&desc, (0, 0), tuning(u64::from(units) + 1)).unwrap();
+                device.set_tuning(tuning(u64::from(units) + 1)).unwrap();
+                let below = walks_on(&device, &desc, (0, 0));
                 assert_eq!(below.len(), 1, "{desc:?}");
                 assert!(
                     matches!(below[0], Walk::Strided { .. } | Walk::StridedWords { .. }),
