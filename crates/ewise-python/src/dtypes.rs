@@ -9,6 +9,7 @@ use std::ffi::c_int;
 use std::sync::Mutex;
 
 use ewise_cpu::DataType;
+use numpy::npyffi::{NPY_TYPES, PY_ARRAY_API};
 use numpy::{PyArrayDescr, PyArrayDescrMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyTypeMethods;
@@ -85,6 +86,19 @@ pub(crate) fn recognise(descr: &Bound<'_, PyArrayDescr>) -> PyResult<Option<Reco
     }))
 }
 
+/// [`recognise`] for numpy's own types only, without a Python call: `None` for a
+/// user-registered type (ml_dtypes' included), which [`recognise`] then handles.
+pub(crate) fn recognise_builtin(descr: &Bound<'_, PyArrayDescr>) -> Option<Recognised> {
+    if descr.num() >= FIRST_USER_TYPE {
+        return None;
+    }
+    // numpy's own types with fields or a subarray are of kind 'V', which has no type.
+    builtin(descr.kind(), descr.itemsize()).map(|data_type| Recognised {
+        data_type,
+        native: descr.is_native_byteorder() != Some(false),
+    })
+}
+
 fn builtin(kind: u8, itemsize: usize) -> Option<DataType> {
     use DataType::*;
     Some(match (kind, itemsize) {
@@ -146,12 +160,15 @@ pub(crate) fn descr_of(py: Python<'_>, t: DataType) -> PyResult<Bound<'_, PyArra
         DataType::Int32 => dtype::<i32>(py),
         DataType::Int64 => dtype::<i64>(py),
         DataType::Bool => dtype::<bool>(py),
+        // numpy.float16's dtype, without the Python calls of `numpy.dtype(numpy.float16)`.
+        // SAFETY: DescrFromType returns a new reference to a built-in descriptor (a
+        // built-in type number never fails).
+        DataType::Float16 => unsafe {
+            let descr = PY_ARRAY_API.PyArray_DescrFromType(py, NPY_TYPES::NPY_HALF as c_int);
+            Bound::from_owned_ptr(py, descr.cast()).cast_into_unchecked()
+        },
         _ => {
-            let module = match t {
-                DataType::Float16 => "numpy",
-                _ => "ml_dtypes",
-            };
-            let scalar = py.import(module)?.getattr(numpy_name(t))?;
+            let scalar = py.import("ml_dtypes")?.getattr(numpy_name(t))?;
             PyArrayDescr::new(py, scalar)?
         }
     })

@@ -132,6 +132,9 @@ fn sign<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let op = Op::Sign(ops::nan_policy(nan)?);
     let options = ops::options(feature_level, threads, device)?;
+    if let Some(result) = ops::small(x, out, op, None, options)? {
+        return Ok(result);
+    }
     let check = |dtype: &Bound<'py, PyAny>, block: &[usize]| {
         ops::check_block(dtype, block, op, None, options, "sign")
     };
@@ -202,6 +205,9 @@ fn is_infinity<'py>(
         (None, Some(out)) => out_infinity_type(out)?,
         (None, None) => None,
     };
+    if let Some(result) = ops::small(x, out, op, out_type, options)? {
+        return Ok(result);
+    }
     let check = |dtype: &Bound<'py, PyAny>, block: &[usize]| {
         ops::check_block(dtype, block, op, out_type, options, "is_infinity")
     };
@@ -248,6 +254,9 @@ fn isinf<'py>(
     let py = x.py();
     let op = Op::IsInfinity(InfinityMode::from_detect(detect_positive, detect_negative));
     let options = ops::options(None, threads, device)?;
+    if let Some(result) = ops::small(x, out, op, Some(DataType::Bool), options)? {
+        return Ok(result);
+    }
     let check = |dtype: &Bound<'py, PyAny>, block: &[usize]| {
         ops::check_block(dtype, block, op, Some(DataType::Bool), options, "isinf")
     };

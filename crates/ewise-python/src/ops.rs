@@ -16,7 +16,7 @@ use pyo3::types::{PySlice, PyTuple};
 
 use crate::dtypes::{self, numpy_name, Recognised};
 use crate::gpu;
-use crate::layout::{self, Dims, Memory, Plan, Unfit, View};
+use crate::layout::{self, Dims, Memory, Plan, Span, Unfit, View};
 use crate::ValidationError;
 
 /// Bytes moved below which the GIL stays held: releasing and taking it back costs more
@@ -131,6 +131,199 @@ pub(crate) const GPU_PIECE_BYTES: usize = 32 << 20;
 
 /// Most elements a piece holds along one axis: one ewise tensor dimension's.
 const AXIS_LIMIT: usize = u32::MAX as usize;
+
+/// Bytes moved (input plus output) below which a call on C-contiguous arrays may take
+/// [`small`]: the compiled operator of [`run`] would run on the calling thread alone
+/// there (threads start at [`ewise_cpu::MEDIUM_THRESHOLD_BYTES`]), so calling the
+/// kernel straight away does the same work.
+const SMALL_BYTES: usize = ewise_cpu::MEDIUM_THRESHOLD_BYTES as usize;
+
+/// The call floor: [`run`]'s result for the common small call, without its general
+/// machinery (layout walk, broadcasting, temporaries, compiled operators), or `None`
+/// where [`run`] must decide (and report any error).
+///
+/// Taken when there is no `feature_level=` and the device is the CPU; `x` is a plain
+/// `numpy.ndarray` (not a subclass), C-contiguous, of at least one dimension and one
+/// element, of a numpy type the operator takes, in native byte order; and `out` is
+/// absent, or a writable plain `numpy.ndarray` of `x`'s shape, C-contiguous, of the
+/// output type in native byte order, in memory disjoint from `x` or (for `sign`)
+/// exactly `x`'s. Input and output together move less than [`SMALL_BYTES`].
+///
+/// The result array is made with `PyArray_NewFromDescr` (C order, as `run`'s
+/// `PyArray_NewLikeArray` gives for a C-contiguous `x`), and the kernel runs on the
+/// calling thread, with the GIL released only from [`DETACH_BYTES`]: nothing else is
+/// allocated.
+pub(crate) fn small<'py>(
+    x: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+    op: Op,
+    out_type: Option<DataType>,
+    options: Options,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if options.level.is_some() || options.target != Target::Cpu {
+        return Ok(None);
+    }
+    let py = x.py();
+    let Some(x) = Dense::of(x) else {
+        return Ok(None);
+    };
+    let in_type = x.recognised.data_type;
+    let accepted = OperatorSupport::of(op.operator()).extended.input_types;
+    if !x.recognised.native || !accepted.contains(&in_type) {
+        return Ok(None);
+    }
+    let out_type = match op {
+        Op::Sign(_) => in_type,
+        Op::IsInfinity(_) => out_type.unwrap_or(DataType::Uint8),
+    };
+    let Some(out_item) = out_type.size_in_bytes().map(|s| s as usize) else {
+        return Ok(None);
+    };
+    let (in_bytes, out_bytes) = (x.elements * x.item, x.elements * out_item);
+    if in_bytes + out_bytes >= SMALL_BYTES {
+        return Ok(None);
+    }
+    let (result, same) = match out {
+        Some(out) => {
+            let Some(o) = Dense::of(out) else {
+                return Ok(None);
+            };
+            if !o.writeable
+                || o.recognised.data_type != out_type
+                || !o.recognised.native
+                || o.array.shape() != x.array.shape()
+            {
+                return Ok(None);
+            }
+            let same = o.data == x.data;
+            let disjoint = o.data + out_bytes <= x.data || x.data + in_bytes <= o.data;
+            let in_place = same && matches!(op, Op::Sign(_));
+            if !(disjoint || in_place) {
+                return Ok(None);
+            }
+            (o.array.clone(), same)
+        }
+        None => (
+            new_c_order(x.array, &dtypes::descr_of(py, out_type)?)?,
+            false,
+        ),
+    };
+    // SAFETY: `result` is a live numpy array.
+    let out_data = unsafe { (*npyffi::_PyArray_GET_ITEM_DATA(result.as_array_ptr())).data };
+    let (input, output) = (
+        Span {
+            base: x.data,
+            len: in_bytes,
+        },
+        Span {
+            base: out_data as usize,
+            len: out_bytes,
+        },
+    );
+    let work = move || {
+        // SAFETY: the spans are exactly the elements of two C-contiguous arrays that the
+        // caller holds: disjoint (checked above, or a new array), or, for SIGN in
+        // place, the same bytes, then passed as one slice. Another thread writing these
+        // arrays meanwhile gives unspecified results, as in numpy.
+        unsafe {
+            match op {
+                Op::Sign(policy) if same => {
+                    ewise_cpu::array::sign_bytes_in_place(in_type, bytes_mut(output), policy)
+                }
+                Op::Sign(policy) => {
+                    ewise_cpu::array::sign_bytes(in_type, bytes(input), bytes_mut(output), policy)
+                }
+                Op::IsInfinity(mode) => ewise_cpu::array::is_infinity_bytes(
+                    in_type,
+                    mode,
+                    bytes(input),
+                    bytes_mut(output),
+                ),
+            }
+        }
+    };
+    let done = if in_bytes + out_bytes >= DETACH_BYTES {
+        py.detach(work)
+    } else {
+        work()
+    };
+    done.map_err(validation)?;
+    Ok(Some(result.into_any()))
+}
+
+/// A plain `numpy.ndarray` of a numpy type, C-contiguous, with at least one dimension
+/// and one element, as [`small`] reads it.
+struct Dense<'a, 'py> {
+    array: &'a Bound<'py, PyUntypedArray>,
+    data: usize,
+    elements: usize,
+    item: usize,
+    recognised: Recognised,
+    writeable: bool,
+}
+
+impl<'a, 'py> Dense<'a, 'py> {
+    fn of(object: &'a Bound<'py, PyAny>) -> Option<Dense<'a, 'py>> {
+        let py = object.py();
+        // SAFETY: a pointer comparison of the object's type with numpy's ndarray type.
+        if unsafe { npyffi::PyArray_CheckExact(py, object.as_ptr()) } == 0 {
+            return None;
+        }
+        // SAFETY: the object's type is exactly numpy.ndarray.
+        let array = unsafe { object.cast_unchecked::<PyUntypedArray>() };
+        // SAFETY: `array` is a live numpy array: its fields and its descriptor's.
+        let (fields, descr) = unsafe {
+            let fields = &*npyffi::_PyArray_GET_ITEM_DATA(array.as_array_ptr());
+            let descr = Bound::from_borrowed_ptr(py, fields.descr.cast())
+                .cast_into_unchecked::<PyArrayDescr>();
+            (fields, descr)
+        };
+        let flags = fields.flags;
+        if fields.nd < 1 || flags & npyffi::NPY_ARRAY_C_CONTIGUOUS == 0 {
+            return None;
+        }
+        let recognised = dtypes::recognise_builtin(&descr)?;
+        let elements: usize = array.shape().iter().product();
+        if elements == 0 {
+            return None;
+        }
+        Some(Dense {
+            array,
+            data: fields.data as usize,
+            elements,
+            item: descr.itemsize(),
+            recognised,
+            writeable: flags & npyffi::NPY_ARRAY_WRITEABLE != 0,
+        })
+    }
+}
+
+/// A new C-ordered array of `x`'s shape with `descr`.
+fn new_c_order<'py>(
+    x: &Bound<'py, PyUntypedArray>,
+    descr: &Bound<'py, PyArrayDescr>,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let py = x.py();
+    // SAFETY: NewFromDescr steals the descriptor reference that `into_dtype_ptr` hands
+    // over, reads `ndim` dimensions from `x`'s own (alive for the call), allocates the
+    // data itself (no strides, data or base given), and returns a new reference or
+    // NULL with an exception set.
+    unsafe {
+        let fields = &*npyffi::_PyArray_GET_ITEM_DATA(x.as_array_ptr());
+        let ptr = PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            npyffi::get_type_object(py, npyffi::NpyTypes::PyArray_Type),
+            descr.clone().into_dtype_ptr(),
+            fields.nd,
+            fields.dimensions,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+        );
+        Ok(Bound::from_owned_ptr_or_err(py, ptr)?.cast_into_unchecked::<PyUntypedArray>())
+    }
+}
 
 /// Runs `op` on `x` into `out` (or a new array) and returns the result: `out` itself,
 /// a new array, or for a 0-d result without `out`, its scalar (as numpy's ufuncs do).
