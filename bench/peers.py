@@ -25,9 +25,18 @@ note ("mem" cells): `ewise bench` holds its input and output plus four copy base
 as many bytes (5x, per pair when cold), a Python column its input/output pairs plus a
 result of as many bytes.
 
+--call-floor: instead, the Python call floor (issue 40): ns per call of `ewise.sign`,
+`ewise.isinf` and `ewise.is_infinity` on C-contiguous float32, float64, int8 and float16
+arrays of 1, 64 and 4096 elements, with and without `out=`, beside `numpy.sign` /
+`numpy.isinf` and PyTorch's `torch.sign` / `torch.isinf` (when torch imports) on the same
+data, in this one process: the best of --floor-rounds rounds of --floor-calls calls, the
+columns interleaved round by round so that a loaded machine slows them alike. Needs
+neither the CLI nor a release build of it; about ten seconds.
+
     python3 bench/peers.py [--sizes 4Ki 64Ki 256Ki 1Mi 4Mi 16Mi 64Mi 256Mi (the default)]
         [--ops sign is-infinity] [--layouts contiguous transposed] [--cold] [--repeat 21]
         (a cell whose calls would take more than 3 s gets fewer repeats, at least 3)
+    python3 bench/peers.py --call-floor [--floor-calls 20000] [--floor-rounds 5]
 """
 
 import argparse
@@ -466,6 +475,108 @@ def versions(peers_modules, ewise_cli):
     return ", ".join(parts)
 
 
+FLOOR_DTYPES = ["float32", "float64", "int8", "float16"]
+FLOOR_SIZES = [1, 64, 4096]
+
+
+def floor_cases(np, ewise, torch, dtype, n):
+    """The call-floor rows of one (dtype, size): (call, out, {column: no-argument call or
+    None}); the input holds -3..3 repeating, as the GB/s tables' inputs do."""
+    x = (np.arange(n) % 7 - 3).astype(dtype)
+    same, boolean, uint8 = np.empty_like(x), np.empty(n, bool), np.empty(n, np.uint8)
+    t = tsame = None
+    if torch is not None:
+        t = torch.from_numpy(x.copy())
+        tsame = torch.empty_like(t)
+    rows = [
+        ("sign", "-", {
+            "ewise": lambda: ewise.sign(x),
+            "numpy": lambda: np.sign(x),
+            "torch": (lambda: torch.sign(t)) if t is not None else None,
+        }),
+        ("sign", "out", {
+            "ewise": lambda: ewise.sign(x, out=same),
+            "numpy": lambda: np.sign(x, out=same),
+            "torch": (lambda: torch.sign(t, out=tsame)) if t is not None else None,
+        }),
+    ]
+    if x.dtype.kind != "f":
+        return rows
+    # numpy and PyTorch give bool; ewise.is_infinity's default is uint8 (DirectML's).
+    for call, fn, out in (("isinf", ewise.isinf, boolean), ("is_infinity", ewise.is_infinity, uint8)):
+        rows.append((call, "-", {
+            "ewise": lambda fn=fn: fn(x),
+            "numpy": lambda: np.isinf(x),
+            "torch": (lambda: torch.isinf(t)) if t is not None else None,
+        }))
+        rows.append((call, "out", {
+            "ewise": lambda fn=fn, out=out: fn(x, out=out),
+            "numpy": lambda: np.isinf(x, out=boolean),
+            "torch": None,  # torch.isinf has no out=
+        }))
+    return rows
+
+
+def call_floor(args):
+    """Prints the call-floor table (see --call-floor in the module's docstring)."""
+    import numpy as np
+
+    try:
+        import ewise
+    except ImportError:
+        sys.exit("peers.py --call-floor: the ewise package is not importable (scripts/python-test.sh builds it)")
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        torch = None
+    names = ["ewise", "numpy"] + (["torch"] if torch is not None else [])
+
+    def best_ns(fn):
+        start = time.perf_counter_ns()
+        for _ in range(args.floor_calls):
+            fn()
+        return (time.perf_counter_ns() - start) / args.floor_calls
+
+    print(f"command: {shlex.join([sys.executable, *sys.argv])}")
+    print(f"host: {cpu_model()}, {os.cpu_count()} CPUs")
+    modules = {"numpy": np, "ewise": ewise}
+    if torch is not None:
+        modules["torch"] = torch
+    print(
+        f"versions: python {platform.python_version()}, numpy {np.__version__}, "
+        + (f"torch {torch.__version__}, " if torch is not None else "torch not installed, ")
+        + f"ewise {ewise.__version__} ({ewise.instruction_set()})"
+    )
+    print(
+        f"mode: call floor: ns per call, best of {args.floor_rounds} rounds of "
+        f"{args.floor_calls} calls on the same C-contiguous input (and out=), the columns "
+        f"interleaved round by round; ratio = ewise / numpy"
+    )
+    print()
+    print(
+        f"{'call':<12} {'dtype':<8} {'out':<4} {'elements':>8} "
+        + " ".join(f"{n:>8}" for n in names)
+        + f" {'ratio':>6}"
+    )
+    for dtype in FLOOR_DTYPES:
+        for n in FLOOR_SIZES:
+            for call, out, fns in floor_cases(np, ewise, torch, dtype, n):
+                live = {k: f for k, f in fns.items() if k in names and f is not None}
+                for f in live.values():  # first-call costs
+                    f()
+                best = dict.fromkeys(live, float("inf"))
+                for _ in range(args.floor_rounds):
+                    for k, f in live.items():
+                        best[k] = min(best[k], best_ns(f))
+                cells = [f"{best[k]:8.0f}" if k in best else f"{'-':>8}" for k in names]
+                ratio = best["ewise"] / best["numpy"]
+                print(f"{call:<12} {dtype:<8} {out:<4} {n:>8} " + " ".join(cells) + f" {ratio:6.2f}", flush=True)
+    print("\nns per call, best round; numpy and torch: np.sign / np.isinf, torch.sign / torch.isinf (bool)")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ewise", default="target/release/ewise")
@@ -480,7 +591,15 @@ def main():
         "--cold", action="store_true",
         help="cycle every column (and ewise bench's copies) through inputs and outputs of more than 2x the last-level cache",
     )
+    parser.add_argument(
+        "--call-floor", action="store_true",
+        help="only the Python call floor: ns per call on 1, 64 and 4096 elements, ewise beside numpy and torch",
+    )
+    parser.add_argument("--floor-calls", type=int, default=20000, help="calls per round (--call-floor)")
+    parser.add_argument("--floor-rounds", type=int, default=5, help="rounds, the best kept (--call-floor)")
     args = parser.parse_args()
+    if args.call_floor:
+        return call_floor(args)
     layouts = [layout for layout in LAYOUTS if layout in args.layouts]
 
     caches = host_caches()
