@@ -407,19 +407,13 @@ impl CompiledOperator {
             .into_iter()
             .map(|piece| Mutex::new(Some(piece)))
             .collect();
-        let jobs: Vec<_> = pieces
-            .iter()
-            .map(|piece| {
-                move || {
-                    let taken = piece.lock().unwrap_or_else(|e| e.into_inner()).take();
-                    if let Some((part, source, mine)) = taken {
-                        part.plan.run(kernel, source, mine, stream);
-                    }
-                }
-            })
-            .collect();
-        let refs: Vec<&(dyn Fn() + Sync)> = jobs.iter().map(|j| j as &(dyn Fn() + Sync)).collect();
-        crate::helper::run(&refs, self.wakes);
+        let job = |k: usize| {
+            let taken = pieces[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some((part, source, mine)) = taken {
+                part.plan.run(kernel, source, mine, stream);
+            }
+        };
+        crate::helper::run(&job, pieces.len(), self.wakes);
     }
 
     /// Runs on byte slices that start at the tensors' bases, without DirectML's binding

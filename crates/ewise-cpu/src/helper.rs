@@ -5,12 +5,16 @@
 //! microseconds apart: on a 2-CPU VM a float64 SIGN moving 4 MiB ran at one thread's
 //! speed on the pool (19-25 GB/s) and at 57-70 on the helpers.
 //!
-//! A helper that serves another caller is not waited for: the caller runs that job
-//! itself. A sleeping one is woken and given the job only for large work ([`run`]'s
-//! `wake`); otherwise the caller runs the job and wakes the helper for the calls that
-//! follow only when calls come often ([`FREQUENT`]), so a sporadic small call runs as on
-//! one thread and a frequent one pays at most one unpark before its helper is awake
-//! again.
+//! [`run`] runs jobs `0..n`: job 0 on the caller, each other on a free helper, or on the
+//! caller when there is none. A helper that serves another caller is not posted to.
+//! A post that its helper has not started when the caller is done with its own jobs (a
+//! helper whose CPU the system gave to something else) is taken back and its job run by
+//! the caller: the caller waits only for helpers that are running a job, never for one
+//! that has not started, so a late helper costs at most the caller's running its job
+//! too. A sleeping helper is woken and posted to only for large work ([`run`]'s `wake`);
+//! otherwise it is woken for the calls that follow only when calls come often
+//! ([`FREQUENT`]), so a sporadic small call runs as on one thread and a frequent one pays
+//! at most one unpark before its helper is awake again.
 //!
 //! The helpers belong to a process generation ([`crate::fork`]): a forked child never
 //! looks at its parent's helpers, whose threads it does not have and whose slots may be
@@ -45,27 +49,31 @@ const IDLE: u32 = 0;
 const PARKED: u32 = 1;
 /// A caller is writing a job into the slot.
 const CLAIMED: u32 = 2;
-/// A job waits in the slot.
+/// A job waits in the slot; the caller may still take it back (to IDLE).
 const POSTED: u32 = 3;
 /// The job ran.
 const DONE: u32 = 4;
 /// The job panicked.
 const FAILED: u32 = 5;
+/// The helper took the job and runs it.
+const RUNNING: u32 = 6;
 
 /// A job with its lifetime erased; see [`run`] for why it outlives its use.
-type Job = *const (dyn Fn() + Sync);
+type Job = *const (dyn Fn(usize) + Sync);
 
 /// One helper's mailbox.
 struct Slot {
     state: AtomicU32,
-    /// Written only by the caller that moved `state` from IDLE to CLAIMED, read only by
-    /// the helper after it saw POSTED.
-    job: UnsafeCell<Option<Job>>,
+    /// The job and the participant index it runs with. Written only by the caller that
+    /// moved `state` from IDLE or PARKED to CLAIMED, read only by the helper that moved
+    /// it from POSTED to RUNNING.
+    job: UnsafeCell<Option<(Job, usize)>>,
     thread: OnceLock<Thread>,
 }
 
 // SAFETY: `job` is accessed under the state protocol above (one writer, then one reader,
-// ordered by the release store of POSTED and the acquire load that sees it); the job it
+// ordered by the release store of POSTED and the acquire exchange from POSTED to
+// RUNNING, which the caller's exchange from POSTED back to IDLE excludes); the job it
 // points to is `Sync`.
 unsafe impl Sync for Slot {}
 
@@ -137,12 +145,21 @@ fn serve(slot: &'static Slot) {
     loop {
         match slot.state.load(Ordering::Acquire) {
             POSTED => {
-                // SAFETY: POSTED was stored (with release) after the job was written, and
-                // the caller waits for DONE or FAILED before the job's borrow ends.
+                if slot
+                    .state
+                    .compare_exchange(POSTED, RUNNING, Ordering::Acquire, Ordering::Relaxed)
+                    .is_err()
+                {
+                    // Taken back by its caller.
+                    continue;
+                }
+                // SAFETY: POSTED was stored (with release) after the job was written;
+                // from RUNNING on, the caller waits for DONE or FAILED before the job's
+                // borrow ends.
                 let job = unsafe { (*slot.job.get()).take() };
-                let ok = job.is_some_and(|job| {
+                let ok = job.is_some_and(|(job, index)| {
                     // SAFETY: as above: the job is alive until this store of DONE.
-                    panic::catch_unwind(AssertUnwindSafe(|| unsafe { (*job)() })).is_ok()
+                    panic::catch_unwind(AssertUnwindSafe(|| unsafe { (*job)(index) })).is_ok()
                 });
                 slot.state
                     .store(if ok { DONE } else { FAILED }, Ordering::Release);
@@ -171,13 +188,31 @@ fn serve(slot: &'static Slot) {
     }
 }
 
-/// Waits, even while unwinding, for the helpers that took jobs, and frees them.
-struct Taken(Vec<&'static Slot>);
+/// The helpers posted to, each with its job's index: waited for, even while unwinding,
+/// and freed.
+struct Taken(Vec<(&'static Slot, usize)>);
 
 impl Taken {
+    /// Takes back each post its helper has not started, and returns their job indices.
+    fn take_back(&mut self) -> Vec<usize> {
+        let mut back = Vec::new();
+        self.0.retain(|&(slot, index)| {
+            let unstarted = slot
+                .state
+                .compare_exchange(POSTED, IDLE, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if unstarted {
+                back.push(index);
+            }
+            !unstarted
+        });
+        back
+    }
+
+    /// Waits for the helpers that started their jobs; whether none panicked.
     fn wait(&mut self) -> bool {
         let mut ok = true;
-        for slot in self.0.drain(..) {
+        for (slot, _) in self.0.drain(..) {
             let mut spins = 0u32;
             let state = loop {
                 let s = slot.state.load(Ordering::Acquire);
@@ -200,6 +235,7 @@ impl Taken {
 
 impl Drop for Taken {
     fn drop(&mut self) {
+        self.take_back();
         self.wait();
     }
 }
@@ -209,20 +245,21 @@ pub(crate) fn count() -> usize {
     helpers().slots().len()
 }
 
-/// Runs every job once and returns when all have finished: the first on the calling
-/// thread, each other on a free helper (an awake one; with `wake`, a sleeping one too,
-/// woken for it), or on the calling thread when there is none. A job that panics on a
-/// helper panics here.
-pub(crate) fn run<'a>(jobs: &[&'a (dyn Fn() + Sync + 'a)], wake: bool) {
+/// Runs `job(0)` to `job(jobs - 1)`, each once, and returns when all have finished: job
+/// 0 on the calling thread, each other on a free helper (an awake one; with `wake`, a
+/// sleeping one too, woken for it) or on the calling thread when there is none; a job
+/// posted to a helper that has not started it once the caller's own jobs are done runs
+/// on the caller instead. A job that panics on a helper panics here.
+pub(crate) fn run<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), jobs: usize, wake: bool) {
     let helpers = helpers();
     let slots = helpers.slots();
     let frequent = helpers.called_recently();
-    let mut taken = Taken(Vec::with_capacity(jobs.len().saturating_sub(1)));
-    let mut mine = Vec::with_capacity(jobs.len());
-    for (k, job) in jobs.iter().enumerate() {
-        let slot = k.checked_sub(1).and_then(|i| slots.get(i));
-        let Some(slot) = slot else {
-            mine.push(*job);
+    let mut taken = Taken(Vec::with_capacity(jobs.saturating_sub(1)));
+    let mut mine = Vec::with_capacity(jobs);
+    mine.push(0);
+    for index in 1..jobs {
+        let Some(slot) = slots.get(index - 1) else {
+            mine.push(index);
             continue;
         };
         let claimed =
@@ -240,15 +277,17 @@ pub(crate) fn run<'a>(jobs: &[&'a (dyn Fn() + Sync + 'a)], wake: bool) {
             };
         match claimed {
             Ok(was) => {
-                let borrowed: *const (dyn Fn() + Sync + 'a) = *job;
+                let borrowed: *const (dyn Fn(usize) + Sync + 'a) = job;
                 // SAFETY: only the caller that claimed the slot writes the job; `taken`
-                // waits for the helper to finish with it before `jobs` can go away, on
-                // return and on unwinding alike. The lifetime is erased only for the
-                // pointer's type: the helper never uses it after storing DONE or FAILED.
+                // takes the post back or waits for the helper to finish with it before
+                // `job` can go away, on return and on unwinding alike. The lifetime is
+                // erased only for the pointer's type: the helper never uses it after
+                // storing DONE or FAILED, nor after the post was taken back.
                 unsafe {
-                    *slot.job.get() = Some(
-                        std::mem::transmute::<*const (dyn Fn() + Sync + 'a), Job>(borrowed),
-                    );
+                    *slot.job.get() = Some((
+                        std::mem::transmute::<*const (dyn Fn(usize) + Sync + 'a), Job>(borrowed),
+                        index,
+                    ));
                 }
                 slot.state.store(POSTED, Ordering::Release);
                 // A sleeping helper leaves its park loop once the state is not PARKED.
@@ -257,7 +296,7 @@ pub(crate) fn run<'a>(jobs: &[&'a (dyn Fn() + Sync + 'a)], wake: bool) {
                         t.unpark();
                     }
                 }
-                taken.0.push(slot);
+                taken.0.push((slot, index));
             }
             Err(PARKED) => {
                 if frequent {
@@ -265,13 +304,16 @@ pub(crate) fn run<'a>(jobs: &[&'a (dyn Fn() + Sync + 'a)], wake: bool) {
                         t.unpark();
                     }
                 }
-                mine.push(*job);
+                mine.push(index);
             }
-            Err(_) => mine.push(*job),
+            Err(_) => mine.push(index),
         }
     }
-    for job in mine {
-        job();
+    for index in mine {
+        job(index);
+    }
+    for index in taken.take_back() {
+        job(index);
     }
     assert!(taken.wait(), "an ewise helper thread's job panicked");
 }
@@ -283,22 +325,16 @@ mod tests {
 
     use super::*;
 
+    /// Every job runs once, on whichever thread: the caller's job 0 is trivial, so most
+    /// rounds find helpers that have not started yet and take their jobs back.
     #[test]
     fn every_job_runs_once_whoever_runs_it() {
         for round in 0..2000 {
             let counts: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
-            let out = Mutex::new(Vec::new());
-            let jobs: Vec<Box<dyn Fn() + Sync>> = (0..4)
-                .map(|k| {
-                    let (counts, out) = (&counts, &out);
-                    Box::new(move || {
-                        counts[k].fetch_add(1, Ordering::Relaxed);
-                        out.lock().unwrap().push(k);
-                    }) as Box<dyn Fn() + Sync>
-                })
-                .collect();
-            let refs: Vec<&(dyn Fn() + Sync)> = jobs.iter().map(|j| j.as_ref()).collect();
-            run(&refs, round % 3 == 0);
+            let job = |k: usize| {
+                counts[k].fetch_add(1, Ordering::Relaxed);
+            };
+            run(&job, 4, round % 3 == 0);
             assert!(
                 counts.iter().all(|c| c.load(Ordering::Relaxed) == 1),
                 "round {round}"
@@ -315,22 +351,12 @@ mod tests {
             for t in 0..4 {
                 s.spawn(move || {
                     for _ in 0..500 {
-                        let mut data = [0u64; 2];
-                        let cells: Vec<Mutex<&mut u64>> = data.iter_mut().map(Mutex::new).collect();
-                        let jobs: Vec<Box<dyn Fn() + Sync + '_>> = (0..2)
-                            .map(|k| {
-                                let cell = &cells[k];
-                                Box::new(move || **cell.lock().unwrap() = t * 10 + k as u64)
-                                    as Box<dyn Fn() + Sync>
-                            })
-                            .collect();
-                        let refs: Vec<&(dyn Fn() + Sync)> =
-                            jobs.iter().map(|j| j.as_ref()).collect();
-                        run(&refs, t % 2 == 0);
-                        drop(refs);
-                        drop(jobs);
-                        drop(cells);
-                        assert_eq!(data, [t * 10, t * 10 + 1]);
+                        let data: Vec<AtomicUsize> = (0..2).map(|_| AtomicUsize::new(0)).collect();
+                        let job = |k: usize| data[k].store(t * 10 + k, Ordering::Relaxed);
+                        run(&job, 2, t % 2 == 0);
+                        let got: Vec<usize> =
+                            data.iter().map(|d| d.load(Ordering::Relaxed)).collect();
+                        assert_eq!(got, [t * 10, t * 10 + 1]);
                     }
                 });
             }
@@ -341,15 +367,18 @@ mod tests {
     fn a_panicking_job_on_a_helper_panics_in_the_caller() {
         thread::sleep(Duration::from_millis(1));
         // Wake the helpers and give them time to be awake.
-        run(&[&|| (), &|| ()], false);
+        run(&|_| (), 2, false);
         let result = panic::catch_unwind(|| {
-            let fine = || ();
-            let bad = || panic!("boom");
-            run(&[&fine, &bad], false);
+            let job = |k: usize| {
+                if k == 1 {
+                    panic!("boom");
+                }
+            };
+            run(&job, 2, false);
         });
         // The bad job ran either here (its own panic) or on a helper (ours).
         assert!(result.is_err());
-        run(&[&|| (), &|| ()], false);
+        run(&|_| (), 2, false);
     }
 
     /// With `wake`, a helper that went to sleep is woken and runs a job. (Other tests
@@ -360,8 +389,6 @@ mod tests {
             return;
         };
         let caller = thread::current().id();
-        let ran_on = Mutex::new(Vec::new());
-        let job = || ran_on.lock().unwrap().push(thread::current().id());
         let mut woken = false;
         for _ in 0..200 {
             let deadline = Instant::now() + Duration::from_millis(100);
@@ -371,11 +398,22 @@ mod tests {
             if slot.state.load(Ordering::Acquire) != PARKED {
                 continue;
             }
-            ran_on.lock().unwrap().clear();
-            run(&[&job, &job], true);
-            let ids = ran_on.lock().unwrap().clone();
-            assert_eq!(ids.len(), 2);
-            if ids.iter().any(|&id| id != caller) {
+            let ran_on = Mutex::new(None);
+            // The caller's job gives the woken helper time to start job 1.
+            let job = |k: usize| {
+                if k == 0 {
+                    let until = Instant::now() + Duration::from_millis(200);
+                    while ran_on.lock().unwrap().is_none() && Instant::now() < until {
+                        std::hint::spin_loop();
+                    }
+                } else {
+                    *ran_on.lock().unwrap() = Some(thread::current().id());
+                }
+            };
+            run(&job, 2, true);
+            let ran_on = ran_on.into_inner().unwrap();
+            assert!(ran_on.is_some(), "job 1 ran nowhere");
+            if ran_on != Some(caller) {
                 woken = true;
                 break;
             }
