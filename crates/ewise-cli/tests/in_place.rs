@@ -3,8 +3,7 @@
 
 mod common;
 
-use std::io::Read as _;
-use std::os::unix::fs::FileExt;
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -159,13 +158,12 @@ fn a_killed_run_is_completed_by_running_again() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let reader = std::fs::File::open(&file).unwrap();
+    let mut reader = std::fs::File::open(&file).unwrap();
     let mut first = vec![0u8; 64];
     let start = Instant::now();
     loop {
-        reader
-            .read_exact_at(&mut first, header.len() as u64)
-            .unwrap();
+        reader.seek(SeekFrom::Start(header.len() as u64)).unwrap();
+        reader.read_exact(&mut first).unwrap();
         if first != block_bytes[..64] || start.elapsed() > Duration::from_secs(30) {
             std::thread::sleep(Duration::from_millis(20));
             break;

@@ -7,6 +7,7 @@
 
 /// Set (to the reason) where fork cannot be tested: scripts/cross-check.sh sets it
 /// under qemu-user, whose TCG aborts in a forked child of a multi-threaded process.
+#[cfg(unix)]
 const SKIP_ENV: &str = "EWISE_FORK_TESTS_SKIP";
 
 #[cfg(unix)]
