@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Other targets: `cargo check` of the workspace for Windows (x86_64-pc-windows-msvc) and
-# macOS on Apple silicon (aarch64-apple-darwin), warnings as errors; and the tests of
-# ewise-core, ewise-cpu and the CLI built for aarch64-unknown-linux-gnu and run under
-# qemu-user, where the portable kernels (NEON through the compiler) are the only ones.
+# macOS on Apple silicon (aarch64-apple-darwin), warnings as errors; `cargo clippy
+# --all-targets -D warnings` of the workspace for x86_64-pc-windows-gnu (tests, benches
+# and examples included: unix-only test code must be cfg'd; running the Windows tests is
+# scripts/windows-test.sh's); and the tests of ewise-core, ewise-cpu and the CLI built for
+# aarch64-unknown-linux-gnu and run under qemu-user, where the portable kernels (NEON
+# through the compiler) are the only ones.
 #
-# Needs the three rustup targets and, for the aarch64 tests, Debian's qemu-user and
-# gcc-aarch64-linux-gnu (installed here when missing and running as root). Without them
-# it says what is missing and skips (exit 0), or fails under CI=true.
+# Needs the four rustup targets, Debian's gcc-mingw-w64-x86-64 (criterion, a
+# dev-dependency, compiles C for the target even under clippy) and, for the aarch64 tests,
+# qemu-user and gcc-aarch64-linux-gnu (installed here when missing and running as root).
+# Without them it says what is missing and skips (exit 0), or fails under CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +23,7 @@ skip() {
     exit 0
 }
 
-targets=(x86_64-pc-windows-msvc aarch64-apple-darwin aarch64-unknown-linux-gnu)
+targets=(x86_64-pc-windows-msvc x86_64-pc-windows-gnu aarch64-apple-darwin aarch64-unknown-linux-gnu)
 installed="$(rustup target list --installed 2>/dev/null || true)"
 for t in "${targets[@]}"; do
     if ! grep -qx "$t" <<<"$installed"; then
@@ -35,16 +39,22 @@ done
 linker=aarch64-linux-gnu-gcc
 runner=qemu-aarch64
 sysroot=/usr/aarch64-linux-gnu
-if ! command -v "$linker" >/dev/null || ! command -v "$runner" >/dev/null || [ ! -d "$sysroot/lib" ]; then
+mingw=x86_64-w64-mingw32-gcc
+packages="qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-mingw-w64-x86-64"
+if ! command -v "$linker" >/dev/null || ! command -v "$runner" >/dev/null || [ ! -d "$sysroot/lib" ] ||
+    ! command -v "$mingw" >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "cross-check: installing qemu-user and gcc-aarch64-linux-gnu (apt-get)" >&2
-        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-            qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross; } >&2 \
-            || skip "apt-get could not install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+        echo "cross-check: installing $packages (apt-get)" >&2
+        # shellcheck disable=SC2086
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $packages; } >&2 \
+            || skip "apt-get could not install $packages"
     else
-        skip "the aarch64 tests need $linker and $runner (Debian: apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
+        skip "needs $linker, $runner and $mingw (Debian: apt-get install $packages)"
     fi
 fi
+
+echo "cross-check: cargo clippy --workspace --all-targets --target x86_64-pc-windows-gnu" >&2
+cargo clippy -q --workspace --all-targets --target x86_64-pc-windows-gnu -- -D warnings
 
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER="$linker"
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$runner -L $sysroot"
