@@ -77,14 +77,18 @@ impl Plan {
         }
         let granule = if rest.is_empty() { 64 } else { 1 };
         let units = outer.size.div_ceil(granule);
-        let inner_elements: u64 = rest.iter().map(|d| d.size).product();
-        let unit_bytes = (granule * inner_elements).saturating_mul((in_size + out_size) as u64);
+        let inner_elements = rest.iter().fold(1u64, |n, d| n.saturating_mul(d.size));
+        let unit_bytes = granule
+            .saturating_mul(inner_elements)
+            .saturating_mul((in_size + out_size) as u64);
         let element_bytes = unit_bytes / granule;
         // Pieces but the last hold at least floor(units / parts) units; the last holds
-        // what remains after the others.
+        // what remains after the others. Byte counts saturate: a description may claim
+        // more bytes moved than u64 holds, and such pieces are large enough anyway.
         let large_enough = |parts: u64| {
             let last = outer.size - units * (parts - 1) / parts * granule;
-            units / parts * unit_bytes >= min_piece && last * element_bytes >= min_piece
+            (units / parts).saturating_mul(unit_bytes) >= min_piece
+                && last.saturating_mul(element_bytes) >= min_piece
         };
         let mut parts = (parts as u64)
             .min(units)
