@@ -10,11 +10,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Cargo unpacks the packages it verifies against into $CARGO_HOME/registry/src/-<hash
+# of this checkout's path>/ and never unpacks them again while that directory stands,
+# so a second run from the same path builds against the first run's sources. The dry
+# run therefore gets a CARGO_HOME of its own: the registry's index and downloaded
+# crates shared with the real one, the unpacked sources fresh and removed afterwards.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+scratch_home="$(mktemp -d)"
+trap 'rm -rf "$scratch_home"' EXIT
+mkdir -p "$scratch_home/registry" "$cargo_home/registry/index" "$cargo_home/registry/cache"
+ln -s "$cargo_home/registry/index" "$scratch_home/registry/index"
+ln -s "$cargo_home/registry/cache" "$scratch_home/registry/cache"
+for f in config config.toml credentials credentials.toml; do
+    if [[ -f "$cargo_home/$f" ]]; then cp "$cargo_home/$f" "$scratch_home/$f"; fi
+done
 echo "package-check: cargo publish --workspace --dry-run" >&2
-cargo publish --workspace --exclude ewise-python --dry-run --locked
+CARGO_HOME="$scratch_home" cargo publish --workspace --exclude ewise-python --dry-run --locked
+rm -rf "$scratch_home"
 
 root="$(mktemp -d)"
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" "$scratch_home"' EXIT
 echo "package-check: cargo install --locked --path crates/ewise-cli --root $root" >&2
 cargo install --quiet --locked --path crates/ewise-cli --root "$root" --target-dir target
 version="$("$root/bin/ewise" --version)"
