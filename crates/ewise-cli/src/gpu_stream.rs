@@ -17,6 +17,7 @@ use crate::interrupt;
 use crate::job::{Job, Op};
 use crate::output::Output;
 use crate::paths::{at, describe_io};
+use crate::positioned::{ReadAt, WriteAt};
 use crate::progress::Progress;
 
 /// Bytes of input per chunk.
@@ -112,7 +113,6 @@ pub fn transform(
 }
 
 /// A file rewritten where it lies.
-#[cfg(unix)]
 struct InPlace<'a> {
     input: &'a NpyInput,
     progress: &'a Progress,
@@ -120,13 +120,10 @@ struct InPlace<'a> {
     stopped: bool,
 }
 
-#[cfg(unix)]
 impl ChunkEnds for InPlace<'_> {
     type Error = anyhow::Error;
 
     fn read(&mut self, start: u64, bytes: &mut [u8]) -> Result<()> {
-        use std::os::unix::fs::FileExt;
-
         let size = self.input.element.size();
         self.input.check_not_truncated(start)?;
         self.input
@@ -145,8 +142,6 @@ impl ChunkEnds for InPlace<'_> {
     }
 
     fn write(&mut self, start: u64, outputs: &[&[u8]]) -> Result<()> {
-        use std::os::unix::fs::FileExt;
-
         let bytes = only(outputs)?;
 
         let size = self.input.element.size();
@@ -176,7 +171,6 @@ impl ChunkEnds for InPlace<'_> {
 /// Applies SIGN on the GPU to `input`'s data where it lies, chunk by chunk: each chunk
 /// is read, computed and written back to the same bytes; the header is never written.
 /// On Ctrl-C the chunks already on the GPU are finished and written, then it stops.
-#[cfg(unix)]
 pub fn transform_in_place(
     input: &NpyInput,
     kernels: &mut GpuKernels,
@@ -200,15 +194,6 @@ pub fn transform_in_place(
         .file
         .sync_data()
         .map_err(|e| at(&input.path, describe_io("write failed", &e)))
-}
-
-/// In-place rewriting needs positioned reads and writes.
-#[cfg(not(unix))]
-pub fn transform_in_place(input: &NpyInput, _: &mut GpuKernels, _: &Progress) -> Result<()> {
-    Err(at(
-        &input.path,
-        "--in-place is only available on Unix systems",
-    ))
 }
 
 /// The one output of a one-step stream's chunk.

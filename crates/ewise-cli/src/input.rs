@@ -118,7 +118,6 @@ impl NpyInput {
     }
 
     /// The offset just past the last data byte: the size the file must keep.
-    #[cfg(unix)]
     pub fn data_end(&self) -> u64 {
         self.count
             .saturating_mul(self.element.size() as u64)
@@ -130,7 +129,6 @@ impl NpyInput {
     /// were rewritten so far, for the message. Called before each chunk is read and
     /// before it is written back, so that a truncated file is never written past its
     /// new end, which would grow it again.
-    #[cfg(unix)]
     pub fn check_not_truncated(&self, done: u64) -> Result<()> {
         let len = self
             .file

@@ -12,6 +12,7 @@ mod job;
 mod json;
 mod output;
 mod paths;
+mod positioned;
 mod progress;
 mod stream;
 mod table;

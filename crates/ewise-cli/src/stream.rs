@@ -11,6 +11,7 @@ use crate::interrupt;
 use crate::job::Kernels;
 use crate::output::Output;
 use crate::paths::{at, describe_io};
+use crate::positioned::{ReadAt, WriteAt};
 use crate::progress::Progress;
 
 /// Bytes of input per chunk. The buffers of a run total at most twice this.
@@ -61,14 +62,11 @@ pub fn transform(
 /// computed and written back to the same bytes. The header is never written. A file
 /// truncated by another program meanwhile stops the run with an error before the next
 /// read or write ([`NpyInput::check_not_truncated`]), so it is never grown again.
-#[cfg(unix)]
 pub fn transform_in_place(
     input: &NpyInput,
     kernels: &mut Kernels,
     progress: &Progress,
 ) -> Result<()> {
-    use std::os::unix::fs::FileExt;
-
     let size = input.element.size();
     let chunk = chunk_elements(size, input.count);
     let mut buf = vec![0u8; chunk * size];
@@ -110,13 +108,4 @@ pub fn transform_in_place(
         .file
         .sync_data()
         .map_err(|e| at(&input.path, describe_io("write failed", &e)))
-}
-
-/// In-place rewriting needs positioned reads and writes.
-#[cfg(not(unix))]
-pub fn transform_in_place(input: &NpyInput, _: &mut Kernels, _: &Progress) -> Result<()> {
-    Err(at(
-        &input.path,
-        "--in-place is only available on Unix systems",
-    ))
 }

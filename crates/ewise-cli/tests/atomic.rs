@@ -167,7 +167,8 @@ fn an_output_through_a_symlink_replaces_the_target() {
 
 #[test]
 fn temporaries_of_interrupted_runs_are_removed_by_the_next_run() {
-    if !std::path::Path::new("/proc/self").exists() {
+    if !cfg!(windows) && !std::path::Path::new("/proc/self").exists() {
+        eprintln!("skipping: here a process's end is told through /proc, and it is absent");
         return;
     }
     let dir = temp_dir();

@@ -273,5 +273,19 @@ fn devices_are_written_directly() {
     let dir = temp_dir();
     let src = path(&dir, "in.npy");
     write_npy(&src, "<f4", false, &[2], &[0; 8]);
-    assert_ok(&ewise(["sign", src.to_str().unwrap(), "/dev/null"]));
+    let null = if cfg!(windows) { "NUL" } else { "/dev/null" };
+    assert_ok(&ewise(["sign", src.to_str().unwrap(), null]));
+    if cfg!(windows) {
+        assert_ok(&ewise(["sign", src.to_str().unwrap(), r"\\.\nul"]));
+        assert_ok(&ewise([
+            "sign",
+            src.to_str().unwrap(),
+            path(&dir, "NUL").to_str().unwrap(),
+        ]));
+    }
+    assert_eq!(
+        file_names(dir.path()),
+        ["in.npy"],
+        "nothing written beside the input"
+    );
 }

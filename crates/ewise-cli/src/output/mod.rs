@@ -33,8 +33,8 @@
 //!
 //! A run killed outright cannot remove its temporaries. Before creating its own, a
 //! command reads each directory it writes to once and removes the temporaries of its
-//! output names whose process no longer exists (checked in `/proc`, so only where it
-//! exists) and that have not been modified for a minute.
+//! output names whose process is known to have ended (`/proc` on Linux, `OpenProcess`
+//! on Windows; elsewhere none is removed) and that have not been modified for a minute.
 //!
 //! # Commit ([`commit_all`])
 //!
@@ -60,10 +60,12 @@
 //!
 //! Without Unix (Windows): "may not write" is the read-only attribute; directories are
 //! not synced (the standard library cannot open one; NTFS journals renames); there are
-//! no FIFOs, so a device is opened as usual; new files get the system's default
+//! no FIFOs, so a device is opened as usual, and the null device (`NUL`), whose
+//! metadata Windows does not give, is recognised by its name; new files get the system's default
 //! permissions. Everything else is as above.
 
 mod commit;
+mod liveness;
 mod target;
 mod temporary;
 
@@ -111,7 +113,9 @@ impl Output {
         target.check_not_input(input, &input_meta)?;
         target.check_replaceable()?;
         let sink = match target.existing() {
-            Existing::Special(meta) => Sink::Direct(open_direct(dest, target.path(), meta)?),
+            Existing::Special(meta) => {
+                Sink::Direct(open_direct(dest, target.path(), meta.as_ref())?)
+            }
             _ => {
                 remove_stale_temporaries([&target]);
                 let (temp, file) = create_temporary(&target)?;
@@ -153,10 +157,10 @@ impl Output {
 
 /// Opens an existing FIFO or device for writing without ever blocking in `open`.
 #[cfg(unix)]
-fn open_direct(given: &Path, path: &Path, meta: &Metadata) -> Result<File> {
+fn open_direct(given: &Path, path: &Path, meta: Option<&Metadata>) -> Result<File> {
     use rustix::fs::{fcntl_getfl, fcntl_setfl, Mode, OFlags, CWD};
     use std::os::unix::fs::FileTypeExt;
-    let fifo = meta.file_type().is_fifo();
+    let fifo = meta.is_some_and(|meta| meta.file_type().is_fifo());
     let flags = OFlags::WRONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd = rustix::fs::openat(CWD, path, flags, Mode::empty()).map_err(|e| {
         if fifo && e == rustix::io::Errno::NXIO {
@@ -186,7 +190,7 @@ fn open_direct(given: &Path, path: &Path, meta: &Metadata) -> Result<File> {
 
 /// Opens an existing device for writing.
 #[cfg(not(unix))]
-fn open_direct(given: &Path, path: &Path, _meta: &Metadata) -> Result<File> {
+fn open_direct(given: &Path, path: &Path, _meta: Option<&Metadata>) -> Result<File> {
     OpenOptions::new()
         .write(true)
         .open(path)

@@ -22,8 +22,9 @@ pub enum Existing {
     File(Metadata),
     /// A directory.
     Directory,
-    /// A FIFO, a device or a socket.
-    Special(Metadata),
+    /// A FIFO, a device or a socket, with its metadata where the platform gives it
+    /// (Windows gives none for the null device).
+    Special(Option<Metadata>),
 }
 
 /// An output path resolved to the file that is really written.
@@ -47,14 +48,20 @@ impl Target {
                 "ends with a path separator, so it names a directory; give a file name for the output",
             ));
         }
-        if let Ok(meta) = fs::metadata(given) {
-            if !meta.is_file() && !meta.is_dir() {
-                return Ok(Target {
-                    given: given.to_path_buf(),
-                    path: given.to_path_buf(),
-                    existing: Existing::Special(meta),
-                });
-            }
+        let special = if is_null_device(given) {
+            Some(None)
+        } else {
+            fs::metadata(given)
+                .ok()
+                .filter(|meta| !meta.is_file() && !meta.is_dir())
+                .map(Some)
+        };
+        if let Some(meta) = special {
+            return Ok(Target {
+                given: given.to_path_buf(),
+                path: given.to_path_buf(),
+                existing: Existing::Special(meta),
+            });
         }
         let mut path = given.to_path_buf();
         for _ in 0..=MAX_LINKS {
@@ -106,7 +113,7 @@ impl Target {
             } else if meta.is_file() {
                 Existing::File(meta)
             } else {
-                Existing::Special(meta)
+                Existing::Special(Some(meta))
             };
             return Ok(Target {
                 given: given.to_path_buf(),
@@ -180,9 +187,10 @@ impl Target {
     /// Refuses a target that is `input` under any spelling or link.
     pub(super) fn check_not_input(&self, input: &Path, input_meta: &Metadata) -> Result<()> {
         let same = match &self.existing {
-            Existing::File(meta) | Existing::Special(meta) => {
+            Existing::File(meta) | Existing::Special(Some(meta)) => {
                 same_file(meta, input_meta) || same_path(&self.path, input)
             }
+            Existing::Special(None) => same_path(&self.path, input),
             Existing::Absent | Existing::Directory => false,
         };
         if same {
@@ -203,7 +211,7 @@ impl Target {
                 &self.given,
                 "is a directory; give a file name for the output",
             )),
-            Existing::Special(meta) if is_socket(meta) => Err(at(
+            Existing::Special(Some(meta)) if is_socket(meta) => Err(at(
                 &self.given,
                 "is a socket; outputs are regular files, FIFOs or devices",
             )),
@@ -224,6 +232,24 @@ fn mode_note(meta: &Metadata) -> String {
         let _ = meta;
         String::new()
     }
+}
+
+/// Whether `path` names Windows' null device, which has no file metadata: `NUL` in
+/// any case, alone, in a directory or as `\\.\NUL`. (Windows 11 takes other reserved
+/// names, `CON`, `COM1`, `NUL.txt`, as ordinary files; where an older Windows does not,
+/// their metadata fails and the output is refused.)
+#[cfg(windows)]
+fn is_null_device(path: &Path) -> bool {
+    path.as_os_str().eq_ignore_ascii_case(r"\\.\NUL")
+        || path
+            .file_name()
+            .is_some_and(|name| name.eq_ignore_ascii_case("NUL"))
+}
+
+/// Whether `path` names a device with no file metadata: never, outside Windows.
+#[cfg(not(windows))]
+fn is_null_device(_path: &Path) -> bool {
+    false
 }
 
 #[cfg(unix)]

@@ -17,6 +17,7 @@ use anyhow::Result;
 use crate::interrupt::{self, Tracked};
 use crate::paths::{at, describe_io};
 
+use super::liveness::may_be_running;
 #[cfg(unix)]
 use super::target::Existing;
 use super::target::Target;
@@ -204,9 +205,6 @@ fn parse_temp_name(name: &OsStr) -> Option<(&[u8], u32)> {
 /// Removes the temporaries that killed runs left for these targets (see the module
 /// docs), reading each directory once however many targets it holds.
 pub fn remove_stale_temporaries<'a>(targets: impl IntoIterator<Item = &'a Target>) {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
     let mut stems: HashMap<PathBuf, HashSet<Vec<u8>>> = HashMap::new();
     for target in targets {
         if let Some(name) = target.path().file_name() {
@@ -235,8 +233,7 @@ pub fn remove_stale_temporaries<'a>(targets: impl IntoIterator<Item = &'a Target
                 .ok()
                 .and_then(|t| SystemTime::now().duration_since(t).ok())
                 .is_some_and(|age| age >= STALE_AFTER);
-            let gone = !Path::new(&format!("/proc/{pid}")).exists();
-            if meta.is_file() && idle && gone {
+            if meta.is_file() && idle && !may_be_running(pid) {
                 let _ = fs::remove_file(entry.path());
             }
         }

@@ -35,6 +35,7 @@ use ewise_cli::npy::swap_bytes;
 
 use crate::input::NpyInput;
 use crate::paths::describe_io;
+use crate::positioned::ReadAt;
 
 /// Bytes of data a panel holds at most, unless a larger budget is given.
 pub(super) const PANEL_BYTES: usize = 4 << 20;
@@ -59,41 +60,6 @@ pub(super) fn positioned(file: &File) -> bool {
 /// has elements and more than one axis longer than 1.
 pub(super) fn reorders(shape: &[usize]) -> bool {
     !shape.contains(&0) && shape.iter().filter(|&&d| d > 1).count() > 1
-}
-
-/// Bytes at given offsets of a file.
-trait ReadAt {
-    /// Fills `buf` with the bytes from `offset` on; `UnexpectedEof` if the file ends first.
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
-}
-
-impl ReadAt for File {
-    #[cfg(unix)]
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
-    }
-
-    #[cfg(windows)]
-    fn read_exact_at(&self, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
-        use std::os::windows::fs::FileExt;
-        while !buf.is_empty() {
-            match self.seek_read(buf, offset) {
-                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-                Ok(n) => {
-                    buf = &mut buf[n..];
-                    offset += n as u64;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    }
-
-    #[cfg(not(any(unix, windows)))]
-    fn read_exact_at(&self, _buf: &mut [u8], _offset: u64) -> io::Result<()> {
-        Err(io::ErrorKind::Unsupported.into())
-    }
 }
 
 /// How the part of a column in a panel is read.
