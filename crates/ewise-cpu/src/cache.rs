@@ -11,18 +11,21 @@
 //! process ([`CacheTopology::host`]):
 //!
 //! - Linux: `/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size,shared_cpu_list}`;
-//! - x86-64 elsewhere, or where sysfs has no caches: CPUID leaf `0x8000001D` (AMD and
-//!   Hygon, with topology extensions) or leaf 4 (Intel and others);
+//! - Windows: `GetLogicalProcessorInformationEx(RelationCache)`, the caches of logical
+//!   processor 0 of group 0 ([`parse_windows_caches`]);
+//! - x86-64 elsewhere, or where the system describes no caches: CPUID leaf `0x8000001D`
+//!   (AMD and Hygon, with topology extensions) or leaf 4 (Intel and others);
 //! - macOS: `sysctlbyname` (`hw.perflevel0.*` on Apple silicon, `hw.l3cachesize`,
 //!   `hw.l2cachesize` and `hw.cacheconfig` elsewhere);
-//! - otherwise (Windows on Arm, ...): nothing, and [`FALLBACK_STREAM_THRESHOLD_BYTES`].
+//! - otherwise: nothing, and [`FALLBACK_STREAM_THRESHOLD_BYTES`].
 //!
 //! The rule ([`CacheTopology::stream_threshold`]) and why it is what it is are told
 //! there; [`STREAM_THRESHOLD_ENV`] overrides it for experiments ([`stream_override`]).
 //!
-//! The parsers are pure functions of the files' or registers' contents, tested on
-//! synthetic values; junk gives `None`, never a panic. The two system calls (CPUID and
-//! `sysctlbyname`) are the only unsafe code here, each in one small function.
+//! The parsers are pure functions of the files', registers' or records' contents,
+//! tested on synthetic values on every platform; junk gives `None`, never a panic. The
+//! three system calls (CPUID, `GetLogicalProcessorInformationEx` and `sysctlbyname`) are
+//! the only unsafe code here, each in one small function.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -102,17 +105,20 @@ pub enum CacheSource {
     Cpuid,
     /// macOS's `sysctlbyname`.
     Sysctl,
+    /// Windows's `GetLogicalProcessorInformationEx(RelationCache)`.
+    Windows,
     /// Nothing could be read.
     None,
 }
 
 impl CacheSource {
-    /// Lower-case name: `sysfs`, `cpuid`, `sysctl` or `none`.
+    /// Lower-case name: `sysfs`, `cpuid`, `sysctl`, `windows` or `none`.
     pub fn name(self) -> &'static str {
         match self {
             CacheSource::Sysfs => "sysfs",
             CacheSource::Cpuid => "cpuid",
             CacheSource::Sysctl => "sysctl",
+            CacheSource::Windows => "windows",
             CacheSource::None => "none",
         }
     }
@@ -222,11 +228,19 @@ pub fn stream_threshold(threads: usize) -> StreamThreshold {
 
 impl CacheTopology {
     /// This host's caches, read once per process (see the [module](self) for where).
+    ///
+    /// The operating system's description comes first (sysfs on Linux,
+    /// `GetLogicalProcessorInformationEx` on Windows), CPUID only where it has none: the
+    /// system counts the logical CPUs that really share each cache, where CPUID's
+    /// sharing field is the most IDs that could share it (more than there are on parts
+    /// with cores disabled; in a virtual machine, whatever the hypervisor passes on), and
+    /// the system answers on Arm too. Each reader gives `None` on other systems.
     pub fn host() -> &'static CacheTopology {
         static HOST: OnceLock<CacheTopology> = OnceLock::new();
         HOST.get_or_init(|| {
             let cpus = crate::parallel::available_cores();
             let found = read_sysfs(cpus)
+                .or_else(|| read_windows(cpus))
                 .or_else(|| read_cpuid(cpus))
                 .or_else(|| read_sysctl(cpus));
             found
@@ -474,6 +488,124 @@ pub fn decode_cpuid_cache(eax: u32, ebx: u32, ecx: u32) -> Option<Cache> {
     })
 }
 
+/// `SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX`'s header: `Relationship` (i32) and `Size`
+/// (u32, the whole record's bytes); the relationship's structure follows at offset 8 on
+/// every Windows target (checked against `windows-sys` at compile time on Windows).
+const WIN_HEADER: usize = 8;
+/// `RelationCache`.
+const WIN_RELATION_CACHE: i32 = 2;
+/// `PROCESSOR_CACHE_TYPE`'s `CacheUnified` and `CacheData` (1 is `CacheInstruction`, 3
+/// `CacheTrace`).
+const WIN_CACHE_UNIFIED: i32 = 0;
+const WIN_CACHE_DATA: i32 = 2;
+/// Offsets in `CACHE_RELATIONSHIP`: `Level` (u8), `CacheSize` (u32), `Type` (i32),
+/// `GroupCount` (u16; 0 before Windows 11 and Server 2022, whose SDKs called it
+/// `Reserved` and had one `GroupMask`) and the `GroupMasks` array of `GROUP_AFFINITY`.
+const WIN_CACHE_LEVEL: usize = 0;
+const WIN_CACHE_SIZE: usize = 4;
+const WIN_CACHE_TYPE: usize = 8;
+const WIN_CACHE_GROUP_COUNT: usize = 30;
+const WIN_CACHE_GROUP_MASKS: usize = 32;
+/// `GROUP_AFFINITY` after its `Mask` (a `KAFFINITY`, pointer-sized): `Group` (u16) and
+/// `Reserved` (3 x u16).
+const WIN_AFFINITY_TAIL: usize = 8;
+
+// The offsets above are windows-sys's layout (which is the SDK's).
+#[cfg(windows)]
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    use windows_sys::Win32::System::SystemInformation as si;
+    assert!(offset_of!(si::SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX, Size) == 4);
+    assert!(offset_of!(si::SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX, Anonymous) == WIN_HEADER);
+    assert!(offset_of!(si::CACHE_RELATIONSHIP, Level) == WIN_CACHE_LEVEL);
+    assert!(offset_of!(si::CACHE_RELATIONSHIP, CacheSize) == WIN_CACHE_SIZE);
+    assert!(offset_of!(si::CACHE_RELATIONSHIP, Type) == WIN_CACHE_TYPE);
+    assert!(offset_of!(si::CACHE_RELATIONSHIP, GroupCount) == WIN_CACHE_GROUP_COUNT);
+    assert!(offset_of!(si::CACHE_RELATIONSHIP, Anonymous) == WIN_CACHE_GROUP_MASKS);
+    assert!(offset_of!(si::GROUP_AFFINITY, Group) == size_of::<usize>());
+    assert!(size_of::<si::GROUP_AFFINITY>() == size_of::<usize>() + WIN_AFFINITY_TAIL);
+    assert!(si::RelationCache == WIN_RELATION_CACHE);
+    assert!(si::CacheUnified == WIN_CACHE_UNIFIED && si::CacheData == WIN_CACHE_DATA);
+};
+
+/// The data and unified caches of logical processor 0 of group 0 (the CPU whose caches
+/// sysfs lists on Linux), from the records that Windows's
+/// `GetLogicalProcessorInformationEx(RelationCache, ...)` writes, laid out for this
+/// target's pointer width (the width of a `GROUP_AFFINITY` mask).
+///
+/// The records are walked by their `Size`; records of other relationships are skipped,
+/// and so are instruction and trace caches, level 0 and caches that processor 0 does not
+/// use (Windows lists every instance of every cache, and on hybrid processors they
+/// differ). [`Cache::shared_by`] counts the bits of every group's mask. `None` when the
+/// bytes are not a well-formed list: a record (or the bytes after the last one) shorter
+/// than a header, a `Size` beyond the buffer, or a cache record too short for its
+/// structure and `GroupCount` masks. An empty buffer is no caches.
+pub fn parse_windows_caches(records: &[u8]) -> Option<Vec<Cache>> {
+    parse_windows_caches_with(records, std::mem::size_of::<usize>())
+}
+
+/// [`parse_windows_caches`] with `mask_bytes`-byte affinity masks (4 or 8).
+fn parse_windows_caches_with(records: &[u8], mask_bytes: usize) -> Option<Vec<Cache>> {
+    if mask_bytes != 4 && mask_bytes != 8 {
+        return None;
+    }
+    let mut caches = Vec::new();
+    let mut rest = records;
+    while !rest.is_empty() {
+        let relationship = i32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
+        let size = u32::from_le_bytes(rest.get(4..WIN_HEADER)?.try_into().ok()?);
+        let size = usize::try_from(size).ok()?;
+        if size < WIN_HEADER {
+            return None;
+        }
+        let (record, next) = rest.split_at_checked(size)?;
+        rest = next;
+        if relationship == WIN_RELATION_CACHE {
+            if let Some(cache) = decode_windows_cache(&record[WIN_HEADER..], mask_bytes)? {
+                caches.push(cache);
+            }
+        }
+    }
+    Some(caches)
+}
+
+/// One `CACHE_RELATIONSHIP` (the record after its header): `Some(None)` for a cache that
+/// does not count (not data or unified, level 0, or not processor 0's), `None` when the
+/// record is too short for its fields and masks.
+fn decode_windows_cache(cache: &[u8], mask_bytes: usize) -> Option<Option<Cache>> {
+    let u16_at = |at: usize| {
+        let bytes = cache.get(at..at + 2)?;
+        Some(u16::from_le_bytes(bytes.try_into().ok()?))
+    };
+    let u32_at = |at: usize| {
+        let bytes = cache.get(at..at + 4)?;
+        Some(u32::from_le_bytes(bytes.try_into().ok()?))
+    };
+    let level = *cache.get(WIN_CACHE_LEVEL)?;
+    let size_bytes = u64::from(u32_at(WIN_CACHE_SIZE)?);
+    let kind = u32_at(WIN_CACHE_TYPE)?.cast_signed();
+    let groups = usize::from(u16_at(WIN_CACHE_GROUP_COUNT)?.max(1));
+    let stride = mask_bytes + WIN_AFFINITY_TAIL;
+    let masks = cache.get(WIN_CACHE_GROUP_MASKS..WIN_CACHE_GROUP_MASKS + groups * stride)?;
+    let mut shared_by: u32 = 0;
+    let mut on_cpu0 = false;
+    for affinity in masks.chunks_exact(stride) {
+        let (mask, tail) = affinity.split_at(mask_bytes);
+        let mut word = [0u8; 8];
+        word[..mask_bytes].copy_from_slice(mask);
+        let mask = u64::from_le_bytes(word);
+        let group = u16::from_le_bytes([tail[0], tail[1]]);
+        shared_by = shared_by.saturating_add(mask.count_ones());
+        on_cpu0 |= group == 0 && mask & 1 != 0;
+    }
+    let counts = (kind == WIN_CACHE_DATA || kind == WIN_CACHE_UNIFIED) && level > 0 && on_cpu0;
+    Some(counts.then_some(Cache {
+        level,
+        size_bytes,
+        shared_by,
+    }))
+}
+
 /// Linux's sysfs description of cpu0's caches; `None` where it has none.
 fn read_sysfs(cpus: usize) -> Option<CacheTopology> {
     if !cfg!(target_os = "linux") {
@@ -532,6 +664,64 @@ fn read_cpuid(cpus: usize) -> Option<CacheTopology> {
         let _ = cpus;
         None
     }
+}
+
+/// Windows's description of processor 0's caches ([`parse_windows_caches`]); `None`
+/// elsewhere or where it gives none.
+fn read_windows(cpus: usize) -> Option<CacheTopology> {
+    #[cfg(windows)]
+    {
+        let records = windows_cache_records()?;
+        let caches = parse_windows_caches(&records)?;
+        let topology = CacheTopology::from_caches(&caches, cpus, CacheSource::Windows);
+        topology.last_level.is_some().then_some(topology)
+    }
+    #[cfg(not(windows))]
+    {
+        let _ = cpus;
+        None
+    }
+}
+
+/// The bytes that `GetLogicalProcessorInformationEx(RelationCache, ...)` writes: a first
+/// call with no buffer asks for the size, then calls with a buffer of that size, asked
+/// again (at most 4 calls in all) when processors were added in between and it no longer
+/// suffices. `None` on any other failure, or beyond 16 MiB.
+#[cfg(windows)]
+#[allow(unsafe_code)]
+fn windows_cache_records() -> Option<Vec<u8>> {
+    use windows_sys::Win32::Foundation::ERROR_INSUFFICIENT_BUFFER;
+    use windows_sys::Win32::System::SystemInformation::{
+        GetLogicalProcessorInformationEx, RelationCache,
+    };
+    const MAX_BYTES: usize = 16 << 20;
+    // u64 words: the records hold pointer-sized masks, so the buffer is aligned for them.
+    let mut words: Vec<u64> = Vec::new();
+    for _ in 0..4 {
+        let capacity = words.len() * 8;
+        let mut len = u32::try_from(capacity).ok()?;
+        let buffer = if words.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            words.as_mut_ptr().cast()
+        };
+        // SAFETY: `buffer` is null with `len` 0 (the size query), or points to `len`
+        // writable bytes, aligned to 8, that `words` owns for the whole call; the call
+        // writes at most `len` bytes there and stores the count (or the size needed) in
+        // `len`, which lives for the whole call.
+        let ok = unsafe { GetLogicalProcessorInformationEx(RelationCache, buffer, &mut len) };
+        let len = usize::try_from(len).ok()?;
+        if ok != 0 {
+            let bytes: &[u8] = bytemuck::cast_slice(&words);
+            return bytes.get(..len).map(<[u8]>::to_vec);
+        }
+        let error = std::io::Error::last_os_error().raw_os_error();
+        if error != Some(ERROR_INSUFFICIENT_BUFFER as i32) || len <= capacity || len > MAX_BYTES {
+            return None;
+        }
+        words = vec![0; len.div_ceil(8)];
+    }
+    None
 }
 
 /// CPUID with `leaf` in EAX and `sub` in ECX: EAX, EBX, ECX, EDX.
@@ -748,6 +938,238 @@ mod tests {
         assert_eq!(big.map(|c| (c.level, c.shared_by)), Some((7, 4096)));
     }
 
+    /// One `RelationCache` record as Windows writes it with `mask_bytes`-byte masks:
+    /// `GroupCount` `group_count`, then `masks` as (group, mask), and `pad` bytes more.
+    fn win_cache(
+        mask_bytes: usize,
+        (level, kind, size): (u8, i32, u32),
+        group_count: u16,
+        masks: &[(u16, u64)],
+        pad: usize,
+    ) -> Vec<u8> {
+        let stride = mask_bytes + 8;
+        let mut r = vec![0u8; 8 + 32 + masks.len() * stride + pad];
+        let total = r.len() as u32;
+        r[..4].copy_from_slice(&2i32.to_le_bytes());
+        r[4..8].copy_from_slice(&total.to_le_bytes());
+        r[8] = level;
+        r[9] = 8; // associativity
+        r[10..12].copy_from_slice(&64u16.to_le_bytes()); // line size
+        r[12..16].copy_from_slice(&size.to_le_bytes());
+        r[16..20].copy_from_slice(&kind.to_le_bytes());
+        r[38..40].copy_from_slice(&group_count.to_le_bytes());
+        for (k, &(group, mask)) in masks.iter().enumerate() {
+            let at = 40 + k * stride;
+            r[at..at + mask_bytes].copy_from_slice(&mask.to_le_bytes()[..mask_bytes]);
+            r[at + mask_bytes..at + mask_bytes + 2].copy_from_slice(&group.to_le_bytes());
+        }
+        r
+    }
+
+    /// A record of another relationship, `size` bytes long.
+    fn win_other(relationship: i32, size: u32) -> Vec<u8> {
+        let mut r = vec![0xa5u8; size as usize];
+        r[..4].copy_from_slice(&relationship.to_le_bytes());
+        r[4..8].copy_from_slice(&size.to_le_bytes());
+        r
+    }
+
+    const UNIFIED: i32 = 0;
+    const INSTRUCTION: i32 = 1;
+    const DATA: i32 = 2;
+    const TRACE: i32 = 3;
+
+    /// This host's caches (an AMD EPYC VM: 2 CPUs, 32 KiB L1d and L1i and 1 MiB L2
+    /// each, one 32 MiB L3) as wine 8.0 lists them from sysfs (392 bytes: every
+    /// instance, the shared L3 once), with a processor-core record added in the middle
+    /// as `RelationAll` would give.
+    fn win_host(mask_bytes: usize) -> (Vec<u8>, Vec<usize>) {
+        let records = [
+            win_cache(mask_bytes, (1, DATA, 32 << 10), 1, &[(0, 0b01)], 0),
+            win_cache(mask_bytes, (1, INSTRUCTION, 32 << 10), 1, &[(0, 0b01)], 0),
+            win_cache(mask_bytes, (2, UNIFIED, 1 << 20), 1, &[(0, 0b01)], 0),
+            win_cache(mask_bytes, (3, UNIFIED, 32 << 20), 1, &[(0, 0b11)], 0),
+            win_other(0, 48),
+            win_cache(mask_bytes, (1, DATA, 32 << 10), 1, &[(0, 0b10)], 0),
+            win_cache(mask_bytes, (1, INSTRUCTION, 32 << 10), 1, &[(0, 0b10)], 0),
+            win_cache(mask_bytes, (2, UNIFIED, 1 << 20), 1, &[(0, 0b10)], 0),
+        ];
+        let mut bounds = vec![0];
+        let mut bytes = Vec::new();
+        for r in records {
+            bytes.extend_from_slice(&r);
+            bounds.push(bytes.len());
+        }
+        (bytes, bounds)
+    }
+
+    #[test]
+    fn windows_records_give_processor_0s_data_and_unified_caches() {
+        for mask_bytes in [8, 4] {
+            let (bytes, _) = win_host(mask_bytes);
+            let caches = parse_windows_caches_with(&bytes, mask_bytes).unwrap();
+            assert_eq!(
+                caches,
+                [llc(1, 32 << 10, 1), llc(2, MIB, 1), llc(3, 32 * MIB, 2)]
+            );
+            let t = CacheTopology::from_caches(&caches, 2, CacheSource::Windows);
+            assert_eq!(
+                t.to_string(),
+                "L3 32 MiB shared by 2 CPUs, L2 1 MiB per CPU (windows)"
+            );
+        }
+        let (bytes, _) = win_host(std::mem::size_of::<usize>());
+        assert_eq!(
+            parse_windows_caches(&bytes),
+            parse_windows_caches_with(&bytes, std::mem::size_of::<usize>())
+        );
+        // No records: no caches, and no topology.
+        assert_eq!(parse_windows_caches_with(&[], 8), Some(vec![]));
+        let none = CacheTopology::from_caches(&[], 2, CacheSource::Windows);
+        assert_eq!(none.source, CacheSource::None);
+        // Only other relationships.
+        assert_eq!(
+            parse_windows_caches_with(&win_other(3, 80), 8),
+            Some(vec![])
+        );
+        // Masks are 4 or 8 bytes.
+        for junk in [0, 2, 16] {
+            assert_eq!(parse_windows_caches_with(&bytes, junk), None);
+        }
+    }
+
+    #[test]
+    fn windows_instruction_trace_and_level_0_caches_do_not_count() {
+        for (level, kind) in [(1, INSTRUCTION), (2, TRACE), (0, UNIFIED), (3, 7), (3, -1)] {
+            let r = win_cache(8, (level, kind, 1 << 20), 1, &[(0, 1)], 0);
+            assert_eq!(
+                parse_windows_caches_with(&r, 8),
+                Some(vec![]),
+                "{level} {kind}"
+            );
+        }
+        let r = win_cache(8, (2, DATA, 0), 1, &[(0, 1)], 0);
+        assert_eq!(parse_windows_caches_with(&r, 8), Some(vec![llc(2, 0, 1)]));
+    }
+
+    #[test]
+    fn windows_masks_count_across_groups() {
+        // An L3 over all 64 CPUs of group 0 and 4 of group 1 (GroupCount 2, Windows 11).
+        let r = win_cache(8, (3, UNIFIED, 256 << 20), 2, &[(0, u64::MAX), (1, 0xf)], 0);
+        assert_eq!(
+            parse_windows_caches_with(&r, 8),
+            Some(vec![llc(3, 256 * MIB, 68)])
+        );
+        // The same with 32-bit masks: 32 + 4.
+        let r = win_cache(4, (3, UNIFIED, 256 << 20), 2, &[(0, u64::MAX), (1, 0xf)], 0);
+        assert_eq!(
+            parse_windows_caches_with(&r, 4),
+            Some(vec![llc(3, 256 * MIB, 36)])
+        );
+        // GroupCount 0 (before Windows 11): one mask.
+        let r = win_cache(8, (2, UNIFIED, 1 << 20), 0, &[(0, 0b11)], 0);
+        assert_eq!(parse_windows_caches_with(&r, 8), Some(vec![llc(2, MIB, 2)]));
+        // Processor 0 in the second mask, listed first in group 1.
+        let r = win_cache(8, (3, UNIFIED, 8 << 20), 2, &[(1, 0b1), (0, 0b1)], 0);
+        assert_eq!(
+            parse_windows_caches_with(&r, 8),
+            Some(vec![llc(3, 8 * MIB, 2)])
+        );
+        // Caches that processor 0 does not use: group 1's CPU 0, another core, none.
+        for masks in [&[(1u16, 1u64)][..], &[(0, 0b10)], &[(0, 0)]] {
+            let r = win_cache(8, (2, UNIFIED, 1 << 20), 1, masks, 0);
+            assert_eq!(parse_windows_caches_with(&r, 8), Some(vec![]), "{masks:?}");
+        }
+        // A hybrid processor: processor 0's L2 (a P-core's, 2 threads), not the larger
+        // one of a cluster of 4 E-cores.
+        let mut bytes = win_cache(8, (2, UNIFIED, 2 << 20), 1, &[(0, 0xf0)], 0);
+        bytes.extend(win_cache(8, (2, UNIFIED, 1280 << 10), 1, &[(0, 0b11)], 0));
+        bytes.extend(win_cache(8, (3, UNIFIED, 24 << 20), 1, &[(0, 0xff)], 0));
+        let caches = parse_windows_caches_with(&bytes, 8).unwrap();
+        let t = CacheTopology::from_caches(&caches, 8, CacheSource::Windows);
+        assert_eq!(t.l2, Some(llc(2, 1280 << 10, 2)));
+        assert_eq!(t.last_level, Some(llc(3, 24 * MIB, 8)));
+    }
+
+    #[test]
+    fn windows_sizes_are_checked_against_the_buffer() {
+        for mask_bytes in [8, 4] {
+            let (bytes, bounds) = win_host(mask_bytes);
+            // Cut anywhere: well formed only at a record's end.
+            for cut in 0..=bytes.len() {
+                let parsed = parse_windows_caches_with(&bytes[..cut], mask_bytes);
+                assert_eq!(parsed.is_some(), bounds.contains(&cut), "cut at {cut}");
+            }
+            // Any byte of the list set to 0x00, 0x7f or 0xff: no panic, and no end past
+            // the buffer.
+            for at in 0..bytes.len() {
+                for value in [0x00, 0x7f, 0xff] {
+                    let mut junk = bytes.clone();
+                    junk[at] = value;
+                    let _ = parse_windows_caches_with(&junk, mask_bytes);
+                }
+            }
+        }
+        let good = win_cache(8, (3, UNIFIED, 8 << 20), 1, &[(0, 1)], 0);
+        let with_size = |size: u32| {
+            let mut r = good.clone();
+            r[4..8].copy_from_slice(&size.to_le_bytes());
+            r
+        };
+        // Sizes of 0 (which would never advance), under a header, beyond the buffer.
+        for size in [0, 1, 7, 57, 4096, u32::MAX] {
+            assert_eq!(
+                parse_windows_caches_with(&with_size(size), 8),
+                None,
+                "{size}"
+            );
+        }
+        // A header alone, or a cache record without room for its mask.
+        assert_eq!(parse_windows_caches_with(&with_size(8)[..8], 8), None);
+        assert_eq!(parse_windows_caches_with(&with_size(40)[..40], 8), None);
+        assert_eq!(parse_windows_caches_with(&with_size(55)[..55], 8), None);
+        // A GroupCount of 3 with room for one mask: the masks do not fit the record,
+        // even though the buffer has bytes after it.
+        let mut r = win_cache(8, (3, UNIFIED, 8 << 20), 3, &[(0, 1)], 0);
+        r.extend(win_cache(8, (2, UNIFIED, 1 << 20), 1, &[(0, 1)], 0));
+        assert_eq!(parse_windows_caches_with(&r, 8), None);
+        // Bytes after the last record, too few for a header.
+        let mut r = good.clone();
+        r.extend([0; 4]);
+        assert_eq!(parse_windows_caches_with(&r, 8), None);
+        // A record larger than its structure (padding), within the buffer, is fine, and
+        // the next one is read where its Size says.
+        let mut r = win_cache(8, (2, UNIFIED, 1 << 20), 1, &[(0, 1)], 24);
+        r.extend(&good);
+        assert_eq!(
+            parse_windows_caches_with(&r, 8),
+            Some(vec![llc(2, MIB, 1), llc(3, 8 * MIB, 1)])
+        );
+        // A record of another relationship whose Size runs past the buffer.
+        let mut r = good.clone();
+        r.extend(&win_other(0, 48)[..40]);
+        assert_eq!(parse_windows_caches_with(&r, 8), None);
+    }
+
+    /// Wine implements the call from the host's sysfs; real Windows from its own tables.
+    #[cfg(windows)]
+    #[test]
+    fn windows_describes_a_last_level_cache() {
+        let cpus = crate::parallel::available_cores();
+        let records = windows_cache_records().expect("GetLogicalProcessorInformationEx");
+        let caches = parse_windows_caches(&records).expect("well-formed records");
+        let t = read_windows(cpus).expect("a last-level cache");
+        assert_eq!(t.source, CacheSource::Windows);
+        let llc = t.last_level.unwrap();
+        assert!(llc.level >= 2 && llc.size_bytes > 0, "{t}");
+        assert!(llc.shared_by >= 1, "{t}");
+        assert_eq!(CacheTopology::host().source, CacheSource::Windows);
+        eprintln!(
+            "GetLogicalProcessorInformationEx: {} bytes, {caches:?}: {t}",
+            records.len()
+        );
+    }
+
     #[test]
     fn the_last_level_is_the_highest_data_or_unified_level() {
         let t = topology(
@@ -912,12 +1334,16 @@ mod tests {
         assert!(host.stream_threshold(1) > 0);
         #[cfg(target_arch = "x86_64")]
         {
-            // CPUID agrees with sysfs on the last level's size where both answer.
-            if let (Some(sysfs), Some(cpuid)) = (read_sysfs(host.cpus), read_cpuid(host.cpus)) {
-                assert_eq!(
-                    sysfs.last_level.map(|c| (c.level, c.size_bytes)),
-                    cpuid.last_level.map(|c| (c.level, c.size_bytes))
-                );
+            // CPUID agrees with sysfs and Windows on the last level's size where both
+            // answer.
+            let cpuid = read_cpuid(host.cpus);
+            for system in [read_sysfs(host.cpus), read_windows(host.cpus)] {
+                if let (Some(system), Some(cpuid)) = (system, cpuid) {
+                    assert_eq!(
+                        system.last_level.map(|c| (c.level, c.size_bytes)),
+                        cpuid.last_level.map(|c| (c.level, c.size_bytes))
+                    );
+                }
             }
         }
     }
