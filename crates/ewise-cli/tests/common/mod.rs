@@ -49,10 +49,36 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    ewise_command()
+    use std::process::Stdio;
+    let mut command = ewise_command();
+    command
         .args(args)
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    start(&mut command)
+        .wait_with_output()
         .expect("the ewise binary runs")
+}
+
+/// Starts `command`, trying again (up to 5 times) where wine's `CreateProcess` fails
+/// with `ERROR_INTERNAL_ERROR` (1359), as it now and then does while many processes
+/// start at once: nothing started, so another try is safe. Any other failure panics.
+pub fn start(command: &mut Command) -> std::process::Child {
+    const WINE_INTERNAL_ERROR: i32 = 1359;
+    let mut tries = 0;
+    loop {
+        match command.spawn() {
+            Ok(child) => return child,
+            Err(e)
+                if cfg!(windows) && e.raw_os_error() == Some(WINE_INTERNAL_ERROR) && tries < 5 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50 * tries));
+            }
+            Err(e) => panic!("{command:?} does not start: {e}"),
+        }
+    }
 }
 
 /// Standard error as text.
@@ -252,13 +278,11 @@ pub fn gpu() -> bool {
 /// if it has not finished within `limit`.
 pub fn output_within(mut command: Command, limit: std::time::Duration) -> Option<Output> {
     use std::process::Stdio;
-    let child = command
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the command starts");
-    wait_within(child, limit)
+        .stderr(Stdio::piped());
+    wait_within(start(&mut command), limit)
 }
 
 /// Waits for `child` and returns its output, reading its piped standard output and
