@@ -5,6 +5,8 @@
  * EWISE_ERROR_DEVICE_UNAVAILABLE (the device belongs to the parent, whose thread may
  * hold ewise's locks), never wait on a lock the parent held at the fork; on the CPU they
  * complete. The child has a watchdog, the parent a deadline.
+ *
+ * unix-only: fork(2) and waitpid(2) have no Windows counterpart
  */
 #include "check.h"
 

@@ -4,11 +4,17 @@
  * types and modes called: a GPU device keeps at most 4 streams holding at most 128 MiB
  * (docs/C-API.md). Measured as the bytes the allocator has handed out and not taken
  * back (AddressSanitizer's count, which leaves its quarantine out; the resident set
- * without it), after calls from 8 threads at once and after one call per type and mode.
+ * without it: /proc/self/status's VmRSS, on Windows the working set), after calls from 8
+ * threads at once and after one call per type and mode.
  */
 #include "check.h"
 
 #include <pthread.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <psapi.h>
+#endif
 
 #define MIB (UINT64_C(1) << 20)
 #define BIG ((uint32_t)(32 * MIB / 4)) /* FLOAT32 elements of a concurrent call */
@@ -21,6 +27,15 @@ size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
 
 static uint64_t resident(void)
 {
+#ifdef _WIN32
+    /* No /proc (and under wine, /proc/self/status would be wineserver's). */
+    PROCESS_MEMORY_COUNTERS counters;
+    memset(&counters, 0, sizeof counters);
+    if (!GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof counters)) {
+        return 0;
+    }
+    return (uint64_t)counters.WorkingSetSize;
+#else
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     uint64_t kib = 0;
@@ -34,6 +49,7 @@ static uint64_t resident(void)
     }
     fclose(f);
     return kib * 1024;
+#endif
 }
 
 /* The bytes in use now, and what they are. */
