@@ -372,10 +372,10 @@ mod imp {
     use std::ffi::OsStr;
     use std::fs::{File, OpenOptions};
     use std::io;
-    use std::path::Path;
+    use std::path::{Component, Path, Prefix};
 
     use super::{kind_of, prefix, FileId, OpenError, Opened};
-    use crate::error::Refusal;
+    use crate::error::{FileKind, Refusal};
 
     /// Windows' `FILE_FLAG_OPEN_REPARSE_POINT`: open a link itself rather than its
     /// target.
@@ -398,6 +398,34 @@ mod imp {
         File::open(path)
     }
 
+    /// Whether Windows reads `path` as a DOS device: whether its full path, made as every
+    /// open makes it (`GetFullPathNameW`), is a bare device (`\\.\NUL`). Which names
+    /// are devices depends on the version: up to Windows 10 (and in wine) a last
+    /// component that is a DOS device name (`NUL`, `CON`, `AUX`, `PRN`, `COM1`, `LPT1`,
+    /// `CONIN$`, ...), also with an extension or trailing spaces (`NUL.txt`), whatever
+    /// the directories before it; in Windows 11 such a name alone, and `NUL` as the last
+    /// component of a path whose directory exists. Never true elsewhere, nor for a
+    /// verbatim (`\\?\`) path, which Windows takes as it is.
+    fn is_dos_device(path: &Path) -> io::Result<bool> {
+        let full = std::path::absolute(path)?;
+        let mut components = full.components().filter(|c| *c != Component::RootDir);
+        Ok(matches!(
+            (components.next(), components.next()),
+            (Some(Component::Prefix(p)), None) if matches!(p.kind(), Prefix::DeviceNS(_))
+        ))
+    }
+
+    /// The confined open of [`super::open_confined`], best effort: each leading part of
+    /// the location is checked in turn, before anything is opened: one that Windows reads
+    /// as a DOS device ([`is_dos_device`]: `NUL`, `sub/COM1`) is refused without touching
+    /// it (the last component as a character device, a directory on the way as not a
+    /// directory), so no device is opened, read or waited for (opening a serial port can
+    /// block); one that is a link (any name-surrogate reparse point: symbolic links and
+    /// junctions) is refused; directories must be directories and the last a regular
+    /// file. Then the canonical path must lie under the canonical `base`, and the file,
+    /// opened without following a reparse point, must still be a regular file. A name
+    /// this Windows keeps as a file name (Windows 11: `NUL.txt`, `sub/COM1`) is an
+    /// ordinary file name.
     pub(super) fn open_confined(
         base: &Path,
         dirs: &[&OsStr],
@@ -407,9 +435,20 @@ mod imp {
         let mut path = base.to_path_buf();
         for (i, name) in all.iter().enumerate() {
             path.push(name);
+            let is_last = i + 1 == all.len();
+            if is_dos_device(&path)? {
+                return Err(OpenError::Refused(if is_last {
+                    Refusal::NotRegularFile {
+                        kind: FileKind::CharacterDevice,
+                    }
+                } else {
+                    Refusal::NotADirectory {
+                        component: prefix(&all, i),
+                    }
+                }));
+            }
             let metadata = std::fs::symlink_metadata(&path)?;
             let file_type = metadata.file_type();
-            let is_last = i + 1 == all.len();
             if file_type.is_symlink() {
                 return Err(OpenError::Refused(if is_last {
                     Refusal::SymbolicLink

@@ -9,11 +9,18 @@
 //! Every bad thing is made for real: symbolic links, FIFOs, sparse files of 1 TiB.
 //! Cases that must not abort on a failed allocation run in a child process (this test
 //! binary again, filtered to the one test) under an address-space limit.
-#![cfg(unix)]
+//!
+//! The tests run on Windows too (FIFOs, `/dev` devices and address-space limits stay
+//! Unix's), where links are file and directory symbolic links and junctions, and where
+//! locations naming DOS devices (`NUL`, `COM1`, `sub\NUL`), drive letters, UNC and
+//! device prefixes and backslash `..` forms have tests of their own. A link this system
+//! cannot make (Windows without the privilege to make symbolic links; wine, whose
+//! `CreateSymbolicLinkW` reports success and makes nothing) skips what needs it, saying
+//! so in one line on standard error.
 
 mod common;
 
-use std::os::unix::fs::symlink;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
@@ -84,7 +91,7 @@ fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static)
         .unwrap_or_else(|_| panic!("{what} did not finish within 20 s"))
 }
 
-#[cfg(not(target_vendor = "apple"))]
+#[cfg(all(unix, not(target_vendor = "apple")))]
 fn make_fifo(path: &Path) {
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
@@ -98,6 +105,77 @@ fn make_fifo(path: &Path) {
 fn make_fifo(path: &Path) {
     let status = Command::new("mkfifo").arg(path).status().unwrap();
     assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// One way of making a link: a name, and a function making `link` point at `target`.
+type MakeLink = (&'static str, fn(&Path, &Path) -> io::Result<()>);
+
+/// The ways of making a link to a file.
+#[cfg(unix)]
+const FILE_LINKS: &[MakeLink] = &[("symbolic link", |t, l| std::os::unix::fs::symlink(t, l))];
+#[cfg(windows)]
+const FILE_LINKS: &[MakeLink] = &[("file symbolic link", |t, l| {
+    std::os::windows::fs::symlink_file(t, l)
+})];
+
+/// The ways of making a link to a directory: on Windows a directory symbolic link (which
+/// needs Developer Mode or an administrator) and a junction (which needs neither).
+#[cfg(unix)]
+const DIR_LINKS: &[MakeLink] = FILE_LINKS;
+#[cfg(windows)]
+const DIR_LINKS: &[MakeLink] = &[
+    ("directory symbolic link", |t, l| {
+        std::os::windows::fs::symlink_dir(t, l)
+    }),
+    ("junction", junction),
+];
+
+/// Makes `link` a junction (a mount point) to the directory `target` with `mklink /J`.
+#[cfg(windows)]
+fn junction(target: &Path, link: &Path) -> io::Result<()> {
+    // A junction holds an absolute target.
+    let target = std::path::absolute(target)?;
+    let output = Command::new("cmd")
+        .args(["/c", "mklink", "/J"])
+        .arg(link)
+        .arg(target)
+        .output()?;
+    // wine's cmd says "Failed to open" on standard error and exits with 0.
+    if output.status.success() && output.stderr.is_empty() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "mklink /J exited with {}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )))
+    }
+}
+
+/// Makes `link` a link to `target` the way `how` says, and returns whether a link is now
+/// there. Where none is (the system refused, or, as wine 8.0 does, reported success and
+/// made nothing), says on one line of standard error that `test` skips what needs it and
+/// returns false; on Unix that is a failure instead.
+fn link(test: &str, how: &MakeLink, target: impl AsRef<Path>, link: &Path) -> bool {
+    let (what, make) = how;
+    let why = match make(target.as_ref(), link) {
+        Err(e) => e.to_string(),
+        Ok(()) => match std::fs::symlink_metadata(link) {
+            Ok(m) if m.file_type().is_symlink() => return true,
+            Ok(m) => format!("it made a {:?} instead", m.file_type()),
+            Err(e) => format!("it reported success but made nothing: {e}"),
+        },
+    };
+    if cfg!(unix) {
+        panic!("{test}: cannot make a {what} at {}: {why}", link.display());
+    }
+    eprintln!("{test}: SKIPPED (its {what} part): this system cannot make a {what} ({why})");
+    false
+}
+
+/// [`link`] to a file, the first way this system has.
+fn link_file(test: &str, target: impl AsRef<Path>, at: &Path) -> bool {
+    link(test, &FILE_LINKS[0], target, at)
 }
 
 /// A model directory and, beside it, a directory outside it holding `secret.bin`.
@@ -142,7 +220,14 @@ fn secret_len() -> u64 {
 #[test]
 fn a_data_file_linking_outside_is_refused_and_the_secret_never_read() {
     let t = tree();
-    symlink(t.outside.join("secret.bin"), t.model_dir.join("w.bin")).unwrap();
+    let test = "a_data_file_linking_outside_is_refused_and_the_secret_never_read";
+    if !link_file(
+        test,
+        t.outside.join("secret.bin"),
+        &t.model_dir.join("w.bin"),
+    ) {
+        return;
+    }
     let m = sign_of_each(vec![external("w", secret_len(), "w.bin", 0)], vec![]);
     let (reason, text) = refusal(load_in(&t.model_dir, &m));
     assert_eq!(reason, Refusal::SymbolicLink);
@@ -158,47 +243,63 @@ fn a_data_file_linking_outside_is_refused_and_the_secret_never_read() {
 fn a_link_to_a_file_inside_the_directory_is_refused_too() {
     let t = tree();
     std::fs::write(t.model_dir.join("real.bin"), [1u8, 2]).unwrap();
-    symlink("real.bin", t.model_dir.join("w.bin")).unwrap();
-    let m = sign_of_each(vec![external("w", 2, "w.bin", 0)], vec![]);
-    assert_eq!(refusal(load_in(&t.model_dir, &m)).0, Refusal::SymbolicLink);
     let m = sign_of_each(vec![external("w", 2, "real.bin", 0)], vec![]);
     let y = load_in(&t.model_dir, &m)
         .unwrap()
         .run(Vec::<(String, Tensor)>::new());
     assert_eq!(y.unwrap()[0].1.data, [1, 1]);
+    let test = "a_link_to_a_file_inside_the_directory_is_refused_too";
+    if link_file(test, "real.bin", &t.model_dir.join("w.bin")) {
+        let m = sign_of_each(vec![external("w", 2, "w.bin", 0)], vec![]);
+        assert_eq!(refusal(load_in(&t.model_dir, &m)).0, Refusal::SymbolicLink);
+    }
 }
 
 #[test]
 fn a_linked_directory_on_the_way_is_refused() {
-    let t = tree();
-    symlink(&t.outside, t.model_dir.join("weights")).unwrap();
-    let m = sign_of_each(
-        vec![external("w", secret_len(), "weights/secret.bin", 0)],
-        vec![],
-    );
-    let (reason, text) = refusal(load_in(&t.model_dir, &m));
-    assert_eq!(
-        reason,
-        Refusal::LinkedDirectory {
-            component: "weights".into()
+    let test = "a_linked_directory_on_the_way_is_refused";
+    for how in DIR_LINKS {
+        let t = tree();
+        if !link(test, how, &t.outside, &t.model_dir.join("weights")) {
+            continue;
         }
-    );
-    assert!(
-        text.contains("passes through \"weights\", a symbolic link"),
-        "{text}"
-    );
-    std::fs::create_dir(t.model_dir.join("real")).unwrap();
-    symlink(&t.outside, t.model_dir.join("real/deeper")).unwrap();
-    let m = sign_of_each(
-        vec![external("w", secret_len(), "./real/deeper/secret.bin", 0)],
-        vec![],
-    );
-    assert_eq!(
-        refusal(load_in(&t.model_dir, &m)).0,
-        Refusal::LinkedDirectory {
-            component: "real/deeper".into()
-        }
-    );
+        let m = sign_of_each(
+            vec![external("w", secret_len(), "weights/secret.bin", 0)],
+            vec![],
+        );
+        let (reason, text) = refusal(load_in(&t.model_dir, &m));
+        assert_eq!(
+            reason,
+            Refusal::LinkedDirectory {
+                component: "weights".into()
+            },
+            "{}",
+            how.0
+        );
+        assert!(
+            text.contains("passes through \"weights\", a symbolic link"),
+            "{text}"
+        );
+        std::fs::create_dir(t.model_dir.join("real")).unwrap();
+        assert!(link(
+            test,
+            how,
+            &t.outside,
+            &t.model_dir.join("real/deeper")
+        ));
+        let m = sign_of_each(
+            vec![external("w", secret_len(), "./real/deeper/secret.bin", 0)],
+            vec![],
+        );
+        assert_eq!(
+            refusal(load_in(&t.model_dir, &m)).0,
+            Refusal::LinkedDirectory {
+                component: "real/deeper".into()
+            },
+            "{}",
+            how.0
+        );
+    }
 }
 
 #[test]
@@ -220,7 +321,176 @@ fn absolute_and_parent_locations_are_refused() {
     }
 }
 
+/// The index of the first of `location`'s components that Windows reads under `dir` as a
+/// DOS device, if one is: the first whose leading components' full path, as Windows makes
+/// it (`GetFullPathNameW`, as every open does), is no longer under `dir` (`dir\NUL` is
+/// `\\.\NUL`; `dir\NUL.txt` was too before Windows 11).
+#[cfg(windows)]
+fn first_device(dir: &Path, location: &str) -> Option<usize> {
+    let dir = std::path::absolute(dir).unwrap();
+    let mut path = dir.clone();
+    Path::new(location)
+        .components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .position(|c| {
+            path.push(c);
+            !std::path::absolute(&path).unwrap().starts_with(&dir)
+        })
+}
+
+/// Loads `m` from `dir` both ways (reading its data, and deferred) in a thread, failing
+/// if that takes longer than 20 s; returns the two errors, which must be the same.
+fn both_loads_fail(what: &str, dir: &Path, m: ModelProto) -> Error {
+    let dir = dir.to_path_buf();
+    let (read, deferred) = within(what, move || {
+        let read = load_in(&dir, &m).map(|_| ());
+        let deferred = load_deferred(&dir, &m).map(|_| ());
+        (read, deferred)
+    });
+    let (read, deferred) = match (read, deferred) {
+        (Err(read), Err(deferred)) => (read, deferred),
+        (read, deferred) => panic!("{what}: expected two errors, got {read:?} and {deferred:?}"),
+    };
+    assert_eq!(read.to_string(), deferred.to_string(), "{what}");
+    read
+}
+
 #[test]
+#[cfg(windows)]
+fn dos_device_names_are_refused_never_read_or_waited_for() {
+    let t = tree();
+    std::fs::create_dir(t.model_dir.join("sub")).unwrap();
+    std::fs::write(t.model_dir.join("w.bin"), [1u8; 4]).unwrap();
+    for location in [
+        "NUL",
+        "nul",
+        "CON",
+        "CONIN$",
+        "CONOUT$",
+        "AUX",
+        "PRN",
+        "COM1",
+        "COM9",
+        "LPT1",
+        // Devices on some Windows versions, ordinary names on others (wine 8.0).
+        "COM0",
+        "LPT¹",
+        "sub/NUL",
+        r"sub\NUL",
+        r".\sub\COM1",
+        "NUL.txt",
+        "COM1.bin",
+        "NUL ",
+        "NUL/w.bin",
+        r"sub\AUX\w.bin",
+    ] {
+        let m = sign_of_each(vec![external("w", 4, location, 0)], vec![]);
+        let what = format!("loading a model whose data is at {location:?}");
+        let err = both_loads_fail(&what, &t.model_dir, m);
+        let components: Vec<String> = Path::new(location)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        match first_device(&t.model_dir, location) {
+            Some(i) => {
+                let text = err.to_string();
+                let Error::ExternalDataRefused {
+                    tensor,
+                    location: named,
+                    reason,
+                } = err
+                else {
+                    panic!("{location:?} is a device here, but the load said: {text}");
+                };
+                assert_eq!((tensor.as_str(), named.as_str()), ("w", location));
+                let expected = if i + 1 == components.len() {
+                    Refusal::NotRegularFile {
+                        kind: FileKind::CharacterDevice,
+                    }
+                } else {
+                    Refusal::NotADirectory {
+                        component: components[..=i].join("/"),
+                    }
+                };
+                assert_eq!(reason, expected, "{location:?}: {text}");
+            }
+            // Where Windows keeps the name (Windows 11: NUL.txt), a missing file.
+            None => match err {
+                Error::Io { path, source } => {
+                    assert_eq!(path, t.model_dir.join(location), "{location:?}");
+                    assert_eq!(source.kind(), io::ErrorKind::NotFound, "{location:?}");
+                }
+                other => panic!("{location:?}: expected an I/O error, got {other}"),
+            },
+        }
+    }
+}
+
+#[test]
+#[cfg(windows)]
+fn drive_unc_and_device_prefixes_and_backslash_parents_are_refused() {
+    let t = tree();
+    std::fs::create_dir(t.model_dir.join("sub")).unwrap();
+    std::fs::write(t.model_dir.join("w.bin"), [1u8; 4]).unwrap();
+    let secret = t.outside.join("secret.bin");
+    let verbatim = std::fs::canonicalize(&secret).unwrap();
+    for location in [
+        r"C:\x",
+        "C:x",
+        "C:secret.bin",
+        r"\\server\share\x",
+        r"\\?\C:\x",
+        r"\\?\UNC\server\share\x",
+        r"\\.\pipe\x",
+        r"\\.\NUL",
+        r"\\.\C:\x",
+        r"\x",
+        r"a\..\..\x",
+        r"..\outside\secret.bin",
+        r".\sub\..\..\outside\secret.bin",
+        r"sub\..\w.bin",
+        secret.to_str().unwrap(),
+        verbatim.to_str().unwrap(),
+    ] {
+        let m = sign_of_each(vec![external("w", secret_len(), location, 0)], vec![]);
+        let what = format!("loading a model whose data is at {location:?}");
+        let err = both_loads_fail(&what, &t.model_dir, m);
+        let (reason, text) = refusal(Err(err));
+        assert_eq!(reason, Refusal::OutsideDirectory, "{location:?}");
+        assert!(
+            text.contains("resolves outside the model's directory"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+#[cfg(windows)]
+fn a_dos_device_as_the_model_file_is_an_error_never_read_or_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in [
+        PathBuf::from("NUL"),
+        PathBuf::from(r"\\.\NUL"),
+        PathBuf::from("CON"),
+        PathBuf::from("COM1"),
+        dir.path().join("NUL"),
+        dir.path().join("sub").join("COM1.onnx"),
+    ] {
+        let what = format!("loading {} as a model", path.display());
+        let err = within(&what, {
+            let path = path.clone();
+            move || Model::load(path).map(|_| ()).unwrap_err()
+        });
+        assert!(
+            matches!(&err, Error::Io { path: named, .. } if *named == path),
+            "{what}: {err}"
+        );
+    }
+}
+
+#[test]
+#[cfg(unix)]
 fn a_fifo_as_data_file_is_refused_without_blocking() {
     let t = tree();
     make_fifo(&t.model_dir.join("w.bin"));
@@ -242,7 +512,15 @@ fn a_fifo_as_data_file_is_refused_without_blocking() {
 #[test]
 fn a_device_reached_through_a_link_is_refused() {
     let t = tree();
-    symlink("/dev/zero", t.model_dir.join("w.bin")).unwrap();
+    let device = if cfg!(windows) {
+        r"\\.\NUL"
+    } else {
+        "/dev/zero"
+    };
+    let test = "a_device_reached_through_a_link_is_refused";
+    if !link_file(test, device, &t.model_dir.join("w.bin")) {
+        return;
+    }
     let m = sign_of_each(vec![external("w", 1 << 20, "w.bin", 0)], vec![]);
     assert_eq!(refusal(load_in(&t.model_dir, &m)).0, Refusal::SymbolicLink);
 }
@@ -392,17 +670,20 @@ fn a_sparse_1_tib_claim_is_an_error_not_an_abort() {
 #[test]
 fn model_files_that_are_not_regular_files_are_refused_without_blocking() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("model.onnx");
-    make_fifo(&fifo);
-    let err = within("loading a FIFO as a model", move || {
-        Model::load(&fifo).unwrap_err()
-    });
-    assert!(matches!(err, Error::Io { .. }), "{err}");
-    assert!(
-        err.to_string()
-            .ends_with(": a FIFO (named pipe), not a regular file"),
-        "{err}"
-    );
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("model.onnx");
+        make_fifo(&fifo);
+        let err = within("loading a FIFO as a model", move || {
+            Model::load(&fifo).unwrap_err()
+        });
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .ends_with(": a FIFO (named pipe), not a regular file"),
+            "{err}"
+        );
+    }
     let err = Model::load(dir.path()).unwrap_err().to_string();
     assert!(err.ends_with(": a directory, not a regular file"), "{err}");
 }
@@ -429,28 +710,48 @@ fn a_model_file_and_directory_reached_through_links_are_the_users_choice() {
     std::fs::write(t.model_dir.join("w.bin"), [7u8, 0]).unwrap();
     let m = sign_of_each(vec![external("w", 2, "w.bin", 0)], vec![]);
     std::fs::write(t.model_dir.join("real.onnx"), m.encode_to_vec()).unwrap();
-    symlink("real.onnx", t.model_dir.join("link.onnx")).unwrap();
-    let model = Model::load(t.model_dir.join("link.onnx")).unwrap();
-    assert_eq!(model.data_files(), [t.model_dir.join("w.bin")]);
-    let linked_dir = t.outside.join("linked_dir");
-    symlink(&t.model_dir, &linked_dir).unwrap();
-    let model = Model::load(linked_dir.join("real.onnx")).unwrap();
-    assert_eq!(model.data_files(), [linked_dir.join("w.bin")]);
-    let y = model.run(Vec::<(String, Tensor)>::new()).unwrap();
-    assert_eq!(y[0].1.data, [1, 0]);
+    let test = "a_model_file_and_directory_reached_through_links_are_the_users_choice";
+    if link_file(test, "real.onnx", &t.model_dir.join("link.onnx")) {
+        let model = Model::load(t.model_dir.join("link.onnx")).unwrap();
+        assert_eq!(model.data_files(), [t.model_dir.join("w.bin")]);
+    }
+    for (i, how) in DIR_LINKS.iter().enumerate() {
+        let linked_dir = t.outside.join(format!("linked_dir{i}"));
+        if !link(test, how, &t.model_dir, &linked_dir) {
+            continue;
+        }
+        let model = Model::load(linked_dir.join("real.onnx")).unwrap();
+        assert_eq!(model.data_files(), [linked_dir.join("w.bin")], "{}", how.0);
+        let y = model.run(Vec::<(String, Tensor)>::new()).unwrap();
+        assert_eq!(y[0].1.data, [1, 0]);
+    }
 }
 
 #[test]
 fn unused_initializers_are_never_read() {
     let t = tree();
-    make_fifo(&t.model_dir.join("pipe"));
+    // On Windows a serial port's name instead of a FIFO (opening one waits under wine),
+    // and no 1 TiB file (NTFS would allocate it).
+    #[cfg(unix)]
+    let (pipe, huge_len) = {
+        make_fifo(&t.model_dir.join("pipe"));
+        ("pipe", 1 << 40)
+    };
+    #[cfg(windows)]
+    let (pipe, huge_len) = ("COM1", 1 << 20);
     let huge = std::fs::File::create(t.model_dir.join("huge.bin")).unwrap();
-    huge.set_len(1 << 40).unwrap();
-    symlink(t.outside.join("secret.bin"), t.model_dir.join("secret.bin")).unwrap();
+    huge.set_len(huge_len).unwrap();
+    // Without a link, "secret.bin" is a missing file, which is not read either.
+    let test = "unused_initializers_are_never_read";
+    link_file(
+        test,
+        t.outside.join("secret.bin"),
+        &t.model_dir.join("secret.bin"),
+    );
     std::fs::write(t.model_dir.join("w.bin"), [5u8, 0, 9]).unwrap();
     let mut unused = Vec::new();
     for i in 0..50 {
-        unused.push(external(&format!("pipe{i}"), 1 << 20, "pipe", 0));
+        unused.push(external(&format!("pipe{i}"), 1 << 20, pipe, 0));
         unused.push(external(&format!("huge{i}"), 1 << 40, "huge.bin", 0));
         unused.push(external(
             &format!("secret{i}"),
@@ -559,34 +860,64 @@ fn read_source(streaming: &Streaming, s: usize, start: usize, len: usize) -> Vec
 #[test]
 fn a_deferred_load_refuses_what_a_reading_load_refuses_with_the_same_error() {
     let t = tree();
-    symlink(t.outside.join("secret.bin"), t.model_dir.join("link.bin")).unwrap();
-    symlink(&t.outside, t.model_dir.join("linked")).unwrap();
-    make_fifo(&t.model_dir.join("pipe"));
+    let test = "a_deferred_load_refuses_what_a_reading_load_refuses_with_the_same_error";
+    let mut claims = Vec::new();
+    if link_file(
+        test,
+        t.outside.join("secret.bin"),
+        &t.model_dir.join("link.bin"),
+    ) {
+        claims.push(external("w", secret_len(), "link.bin", 0));
+    }
+    for (i, how) in DIR_LINKS.iter().enumerate() {
+        let name = format!("linked{i}");
+        if link(test, how, &t.outside, &t.model_dir.join(&name)) {
+            claims.push(external(
+                "w",
+                secret_len(),
+                &format!("{name}/secret.bin"),
+                0,
+            ));
+        }
+    }
+    #[cfg(unix)]
+    {
+        make_fifo(&t.model_dir.join("pipe"));
+        claims.push(external("w", 4, "pipe", 0));
+    }
+    #[cfg(windows)]
+    for location in [
+        "NUL",
+        "CON",
+        "COM1",
+        "sub/NUL",
+        "NUL.txt",
+        r"C:\x",
+        "C:x",
+        r"\\server\share\x",
+        r"\\?\C:\x",
+        r"\\.\pipe\x",
+        r"a\..\..\x",
+    ] {
+        claims.push(external("w", 4, location, 0));
+    }
     std::fs::write(t.model_dir.join("w.bin"), [1u8; 16]).unwrap();
     let absolute = t.outside.join("secret.bin");
     let mut lying = external("w", 8, "w.bin", 0);
     lying.external_data.push(entry("length", "9"));
-    let claims = [
-        external("w", secret_len(), "link.bin", 0),
-        external("w", secret_len(), "linked/secret.bin", 0),
-        external("w", 4, "pipe", 0),
+    claims.extend([
         external("w", 4, absolute.to_str().unwrap(), 0),
         external("w", 4, "../outside/secret.bin", 0),
         external("w", 4, "missing.bin", 0),
         external("w", 16, "w.bin", 1),
         external("w", 1, "w.bin", u64::MAX),
         lying,
-    ];
+    ]);
     for claim in claims {
         let m = sign_of_each(vec![claim.clone()], vec![]);
-        let dir = t.model_dir.clone();
-        let (read, deferred) = within("loading a hostile model both ways", move || {
-            let read = load_in(&dir, &m).map(|_| ()).unwrap_err().to_string();
-            let deferred = load_deferred(&dir, &m).map(|_| ()).unwrap_err().to_string();
-            (read, deferred)
-        });
-        assert_eq!(read, deferred, "{claim:?}");
-        assert!(!deferred.contains(std::str::from_utf8(SECRET).unwrap()));
+        let what = format!("loading a hostile model both ways ({claim:?})");
+        let err = both_loads_fail(&what, &t.model_dir, m).to_string();
+        assert!(!err.contains(std::str::from_utf8(SECRET).unwrap()));
     }
 }
 
@@ -642,7 +973,12 @@ fn a_deferred_model_reads_the_file_it_opened_never_the_path_again() {
     let m = sign_of_each(vec![external("w", 4, "w.bin", 0)], vec![]);
     let model = load_deferred(&t.model_dir, &m).unwrap();
     std::fs::rename(t.model_dir.join("w.bin"), t.outside.join("moved.bin")).unwrap();
-    symlink(t.outside.join("secret.bin"), t.model_dir.join("w.bin")).unwrap();
+    let test = "a_deferred_model_reads_the_file_it_opened_never_the_path_again";
+    let w = t.model_dir.join("w.bin");
+    if !link_file(test, t.outside.join("secret.bin"), &w) {
+        // Then a regular file of other bytes in its place, which must not be read either.
+        std::fs::write(&w, SECRET).unwrap();
+    }
     let streaming = model.streaming(&[]).unwrap();
     assert_eq!(read_source(&streaming, 0, 0, 4), [9, 0, 7, 0]);
     let y = model.run(Vec::<(String, Tensor)>::new()).unwrap();
