@@ -52,7 +52,6 @@ case "${1:-}" in
 esac
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-target=x86_64-pc-windows-gnu
 work="${CARGO_TARGET_DIR:-$root/target}"
 case "$work" in /*) ;; *) work="$root/$work" ;; esac
 export EWISE_WINEPREFIX="${EWISE_WINEPREFIX:-$work/wine-prefix-c}"
@@ -60,27 +59,9 @@ cc="${MINGW_CC:-x86_64-w64-mingw32-gcc-posix}"
 cxx="${MINGW_CXX:-x86_64-w64-mingw32-g++-posix}"
 objdump=x86_64-w64-mingw32-objdump
 
-skip() {
-    echo "windows-c-test: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "windows-c-test: CI=true, so a skipped Windows test is a failure" >&2
-        exit 1
-    fi
-    exit 0
-}
-
-# --- tools ------------------------------------------------------------------------------
-if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
-    rustup target add "$target" >&2 || skip "rustup could not add the target $target"
-fi
-
-rc=0
-scripts/wine.sh --prepare || rc=$?
-case "$rc" in
-    0) ;;
-    3) skip "wine or mingw is missing (scripts/wine.sh said which)" ;;
-    *) echo "windows-c-test: scripts/wine.sh --prepare failed (exit $rc)" >&2; exit "$rc" ;;
-esac
+who=windows-c-test
+# shellcheck source=scripts/windows-env.sh
+source scripts/windows-env.sh
 
 missing_compilers() {
     local m=()
