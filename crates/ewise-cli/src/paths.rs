@@ -11,8 +11,8 @@ pub fn at(path: &Path, message: impl Display) -> anyhow::Error {
     anyhow::anyhow!("{}: {message}", path.display())
 }
 
-/// `what: reason` for an I/O error, with the full-disk case spelled out, and a missing
-/// file or a refused access worded alike on every platform.
+/// `what: reason` for an I/O error, with the full-disk case spelled out, and on Windows
+/// a missing file or a refused access worded as on Unix.
 pub fn describe_io(what: &str, err: &io::Error) -> String {
     match err.kind() {
         io::ErrorKind::StorageFull => {
@@ -22,6 +22,7 @@ pub fn describe_io(what: &str, err: &io::Error) -> String {
         io::ErrorKind::UnexpectedEof => {
             format!("{what}: the file ended early (truncated, or shrank while being read)")
         }
+        #[cfg(windows)]
         io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => match err.raw_os_error() {
             Some(code) => format!("{what}: {} (os error {code})", os_wording(err.kind())),
             None => format!("{what}: {err}"),
@@ -30,9 +31,11 @@ pub fn describe_io(what: &str, err: &io::Error) -> String {
     }
 }
 
-/// The words Unix's `strerror` gives the two commonest failures, used on every
-/// platform so that a message reads the same wherever it is printed (Windows says
-/// "The system cannot find the file specified." and "Access is denied.").
+/// On Windows, the words Unix's `strerror` gives a missing file (ENOENT) and a refused
+/// access (EACCES), so that a message reads as it does on Unix, where the system's own
+/// text is kept (it tells EACCES from EPERM); Windows says "The system cannot find the
+/// file specified." and "Access is denied.".
+#[cfg(windows)]
 fn os_wording(kind: io::ErrorKind) -> &'static str {
     match kind {
         io::ErrorKind::NotFound => "No such file or directory",
