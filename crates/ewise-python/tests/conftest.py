@@ -7,6 +7,7 @@ tests that need numpy's own NaN loops wrap exactly those calls in ``np.errstate`
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -41,3 +42,15 @@ def ml_dtypes():
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture
+def tmp_path(tmp_path):
+    """pytest's ``tmp_path``, emptied when the test ends, pass or fail.
+
+    Several tests write gigabytes (1 GiB memmaps, files of more than 2**31 elements);
+    pytest keeps the last three runs' directories, and two runs of this suite (the build
+    tree's and the installed wheel's) would leave about 9 GiB each on a shared disk.
+    """
+    yield tmp_path
+    shutil.rmtree(tmp_path, ignore_errors=True)
