@@ -21,9 +21,9 @@
 //! mid-job, and starts its own on its first medium call. There are at most
 //! [`available_cores`](crate::available_cores) - 1 helpers per process.
 //!
-//! This is the one place outside the kernel, buffer and fork modules with unsafe code: a
-//! job borrowed from the caller's stack is handed to another thread, which the caller
-//! waits for before its borrow ends.
+//! Besides the kernels, buffers, fork handling, placement and cache queries, this module
+//! has unsafe code: a job borrowed from the caller's stack is handed to another thread,
+//! which the caller waits for before its borrow ends.
 #![allow(unsafe_code)]
 
 use std::cell::UnsafeCell;
@@ -34,6 +34,7 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use crate::fork::PerProcess;
+use crate::placement;
 
 /// How long a helper keeps looking for work after a job before it sleeps.
 pub const SPIN: Duration = Duration::from_millis(1);
@@ -69,6 +70,9 @@ struct Slot {
     /// it from POSTED to RUNNING.
     job: UnsafeCell<Option<(Job, usize)>>,
     thread: OnceLock<Thread>,
+    /// The CPU of the caller that last woke the helper ([`placement::NO_CPU`] once read):
+    /// the helper leaves it on waking ([`placement::move_off`]).
+    waker: AtomicU32,
 }
 
 // SAFETY: `job` is accessed under the state protocol above (one writer, then one reader,
@@ -124,6 +128,7 @@ fn start() -> Vec<&'static Slot> {
             state: AtomicU32::new(IDLE),
             job: UnsafeCell::new(None),
             thread: OnceLock::new(),
+            waker: AtomicU32::new(placement::NO_CPU),
         }));
         let spawned = thread::Builder::new()
             .name(format!("ewise-helper-{i}"))
@@ -180,6 +185,7 @@ fn serve(slot: &'static Slot) {
                             Ordering::Relaxed,
                         );
                     }
+                    placement::move_off(slot.waker.swap(placement::NO_CPU, Ordering::Relaxed));
                     last = Instant::now();
                 }
             }
@@ -292,17 +298,13 @@ pub(crate) fn run<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), jobs: usize, wake: b
                 slot.state.store(POSTED, Ordering::Release);
                 // A sleeping helper leaves its park loop once the state is not PARKED.
                 if was == PARKED {
-                    if let Some(t) = slot.thread.get() {
-                        t.unpark();
-                    }
+                    wake_helper(slot);
                 }
                 taken.0.push((slot, index));
             }
             Err(PARKED) => {
                 if frequent {
-                    if let Some(t) = slot.thread.get() {
-                        t.unpark();
-                    }
+                    wake_helper(slot);
                 }
                 mine.push(index);
             }
@@ -316,6 +318,15 @@ pub(crate) fn run<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), jobs: usize, wake: b
         job(index);
     }
     assert!(taken.wait(), "an ewise helper thread's job panicked");
+}
+
+/// Wakes a sleeping helper, telling it the caller's CPU to leave.
+fn wake_helper(slot: &Slot) {
+    if let Some(t) = slot.thread.get() {
+        slot.waker
+            .store(placement::current_cpu(), Ordering::Relaxed);
+        t.unpark();
+    }
 }
 
 #[cfg(test)]

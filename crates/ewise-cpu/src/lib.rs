@@ -45,6 +45,7 @@ mod fork;
 mod helper;
 mod kernels;
 mod parallel;
+mod placement;
 mod walk;
 
 pub use buffer::{Buffer, BufferRef};
