@@ -11,7 +11,9 @@ use half::{bf16, f16};
 
 use crate::device::CompiledOperator;
 use crate::kernels;
-use crate::parallel::{Parallelism, PARALLEL_THRESHOLD_BYTES};
+use crate::parallel::{
+    thread_pieces, Parallelism, MEDIUM_THRESHOLD_BYTES, PARALLEL_THRESHOLD_BYTES,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -102,11 +104,13 @@ pub fn sign_bytes(
     let len = elements(operator, TensorRole::Input, input.len(), k.in_size)?;
     let out_len = elements(operator, TensorRole::Output, output.len(), k.out_size)?;
     length_check(operator, out_len, len)?;
+    let size = k.in_size;
     if is_small(len, k.in_size + k.out_size) {
-        (k.map)(input, output);
+        on_awake_helpers(len, 2 * size, size, output, |r, out| {
+            (k.map)(&input[r.start * size..r.end * size], out)
+        });
         return Ok(());
     }
-    let size = k.in_size;
     let desc = |n| {
         let t = TensorDesc::new(data_type, &[n]);
         OperatorDesc::sign(t.clone(), t)
@@ -125,11 +129,11 @@ pub fn sign_bytes_in_place(data_type: DataType, data: &mut [u8], policy: NanPoli
     let operator = OperatorType::ElementWiseSign;
     let k = kernels::sign(data_type, policy).ok_or_else(|| no_kernel(operator, data_type))?;
     let len = elements(operator, TensorRole::Input, data.len(), k.in_size)?;
-    if let (true, Some(f)) = (is_small(len, 2 * k.in_size), k.map_in_place) {
-        f(data);
+    let size = k.in_size;
+    if let (true, Some(f)) = (is_small(len, 2 * size), k.map_in_place) {
+        on_awake_helpers(len, 2 * size, size, data, |_, piece| f(piece));
         return Ok(());
     }
-    let size = k.in_size;
     let desc = |n| {
         let t = TensorDesc::new(data_type, &[n]);
         OperatorDesc::sign(t.clone(), t)
@@ -152,11 +156,13 @@ pub fn is_infinity_bytes(
     let k = kernels::is_infinity(data_type, mode).ok_or_else(|| no_kernel(operator, data_type))?;
     let len = elements(operator, TensorRole::Input, input.len(), k.in_size)?;
     length_check(operator, output.len(), len)?;
-    if is_small(len, k.in_size + 1) {
-        (k.map)(input, output);
+    let size = k.in_size;
+    if is_small(len, size + 1) {
+        on_awake_helpers(len, size + 1, 1, output, |r, out| {
+            (k.map)(&input[r.start * size..r.end * size], out)
+        });
         return Ok(());
     }
-    let size = k.in_size;
     let desc = |n| {
         OperatorDesc::is_infinity(
             TensorDesc::new(data_type, &[n]),
@@ -188,10 +194,59 @@ fn elements(
     }
 }
 
-/// True when `len` elements moving `bytes_per_element` stay below the thread threshold:
-/// such slices go straight to the kernel, with no compilation.
+/// True when `len` elements moving `bytes_per_element` stay below the thread threshold
+/// that wakes helpers: such slices go straight to the kernel, with no compilation
+/// ([`on_awake_helpers`]).
 fn is_small(len: usize, bytes_per_element: usize) -> bool {
     (len as u64).saturating_mul(bytes_per_element as u64) < PARALLEL_THRESHOLD_BYTES
+}
+
+/// Elements per piece boundary of [`on_awake_helpers`]: a multiple of 64 elements starts
+/// every piece's output on a cache line of its own (for outputs aligned to one).
+const GRANULE: usize = 64;
+
+/// Runs `piece(range, output bytes of range)` over `len` elements that move
+/// `bytes_per_element` each: on the calling thread alone below
+/// [`MEDIUM_THRESHOLD_BYTES`]; from there, in as many pieces as there are threads (at
+/// least [`crate::MIN_PIECE_BYTES`] each, whole multiples of [`GRANULE`] elements but the
+/// last), one on the calling thread and each other on a helper thread that is awake
+/// ([`crate::helper`]), never a sleeping one: below [`PARALLEL_THRESHOLD_BYTES`], the
+/// only sizes passed here, a wake-up costs more than it saves.
+fn on_awake_helpers(
+    len: usize,
+    bytes_per_element: usize,
+    out_size: usize,
+    output: &mut [u8],
+    piece: impl Fn(std::ops::Range<usize>, &mut [u8]) + Sync,
+) {
+    let moved = (len as u64).saturating_mul(bytes_per_element as u64);
+    let threads = if moved < MEDIUM_THRESHOLD_BYTES {
+        1
+    } else {
+        thread_pieces(Parallelism::Auto.resolve(), moved).min(crate::helper::count() + 1)
+    };
+    let units = len.div_ceil(GRANULE);
+    if threads < 2 || units < 2 {
+        piece(0..len, output);
+        return;
+    }
+    let pieces = threads.min(units);
+    let per = units.div_ceil(pieces) * GRANULE;
+    let parts: Vec<_> = output
+        .chunks_mut(per * out_size)
+        .enumerate()
+        .map(|(k, out)| {
+            let start = k * per;
+            std::sync::Mutex::new(Some((start..start + out.len() / out_size, out)))
+        })
+        .collect();
+    let job = |k: usize| {
+        let taken = parts[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((range, out)) = taken {
+            piece(range, out);
+        }
+    };
+    crate::helper::run(&job, parts.len(), false);
 }
 
 /// Runs a large slice through compiled 1-D operators (threads, streaming stores), in

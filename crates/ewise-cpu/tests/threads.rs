@@ -151,3 +151,72 @@ fn distinct_thread_counts_share_a_bounded_set_of_threads() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// The array API between `MEDIUM_THRESHOLD_BYTES` and `PARALLEL_THRESHOLD_BYTES` splits
+/// the slice among the calling thread and the helpers that are awake: every length
+/// around the piece boundaries (not a multiple of 64 elements, a piece short of the
+/// minimum, an odd start), separate and in place, gives the reference's bytes, whether
+/// the helpers take their pieces (calls back to back) or the caller runs them all
+/// (after the helpers went to sleep).
+#[test]
+fn the_array_api_splits_medium_slices_with_the_references_results() {
+    use ewise_cpu::array;
+    use ewise_cpu::InfinityMode;
+    let _serial = serial();
+    let medium = MEDIUM_THRESHOLD_BYTES as usize;
+    for (data_type, size) in [
+        (DataType::Int8, 1usize),
+        (DataType::Float16, 2),
+        (DataType::Float32, 4),
+        (DataType::Uint64, 8),
+    ] {
+        let lengths = [
+            medium / (2 * size) - 1,
+            medium / (2 * size),
+            medium / (2 * size) + 1,
+            medium / (2 * size) + 63,
+            3 * medium / (2 * size) + 65,
+            (PARALLEL_THRESHOLD_BYTES as usize) / (2 * size) - 1,
+        ];
+        for (k, &n) in lengths.iter().enumerate() {
+            let src = bytes(n * size + 1, k as u64 + 7);
+            let input = &src[1..];
+            let t = TensorDesc::new(data_type, &[n as u32]);
+            // The reference takes DirectML's bindings: whole 4-byte units.
+            let round = |len: usize| len.next_multiple_of(4);
+            let mut padded = input.to_vec();
+            padded.resize(round(input.len()), 0);
+            for policy in [NanPolicy::Zero, NanPolicy::Propagate] {
+                let mut expected = vec![0u8; round(n * size)];
+                let desc = OperatorDesc::sign(t.clone(), t.clone());
+                reference::run(&desc, policy, &padded, &mut expected).unwrap();
+                expected.truncate(n * size);
+                for pause in [false, true] {
+                    if pause {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    let mut got = vec![0u8; n * size + 1];
+                    array::sign_bytes(data_type, input, &mut got[1..], policy).unwrap();
+                    assert!(got[1..] == expected[..], "{data_type:?} x {n}: sign_bytes");
+                    let mut data = src.clone();
+                    array::sign_bytes_in_place(data_type, &mut data[1..], policy).unwrap();
+                    assert!(data[1..] == expected[..], "{data_type:?} x {n}: in place");
+                }
+            }
+            if data_type.is_float() {
+                let mode = InfinityMode::Either;
+                let desc = OperatorDesc::is_infinity(
+                    t.clone(),
+                    TensorDesc::new(DataType::Uint8, &[n as u32]),
+                    mode,
+                );
+                let mut expected = vec![0u8; round(n)];
+                reference::run(&desc, NanPolicy::Zero, &padded, &mut expected).unwrap();
+                expected.truncate(n);
+                let mut got = vec![0u8; n];
+                array::is_infinity_bytes(data_type, mode, input, &mut got).unwrap();
+                assert!(got == expected, "{data_type:?} x {n}: is_infinity_bytes");
+            }
+        }
+    }
+}

@@ -133,10 +133,16 @@ pub(crate) const GPU_PIECE_BYTES: usize = 32 << 20;
 const AXIS_LIMIT: usize = u32::MAX as usize;
 
 /// Bytes moved (input plus output) below which a call on C-contiguous arrays may take
-/// [`small`]: the compiled operator of [`run`] would run on the calling thread alone
-/// there (threads start at [`ewise_cpu::MEDIUM_THRESHOLD_BYTES`]), so calling the
-/// kernel straight away does the same work.
+/// [`small`] whatever `threads=` says: the compiled operator of [`run`] would run on the
+/// calling thread alone there (threads start at [`ewise_cpu::MEDIUM_THRESHOLD_BYTES`]),
+/// so calling the kernel straight away does the same work.
 const SMALL_BYTES: usize = ewise_cpu::MEDIUM_THRESHOLD_BYTES as usize;
+
+/// Bytes moved below which a call on C-contiguous arrays with the default `threads=`
+/// may take [`small`]: up to there `ewise_cpu::array` runs as [`run`]'s compiled
+/// operator would (on the helper threads that are awake, from [`SMALL_BYTES`]), in one
+/// piece (a piece of [`run`] moves up to [`CPU_PIECE_BYTES`]).
+const MEDIUM_BYTES: usize = ewise_cpu::PARALLEL_THRESHOLD_BYTES as usize;
 
 /// The call floor: [`run`]'s result for the common small call, without its general
 /// machinery (layout walk, broadcasting, temporaries, compiled operators), or `None`
@@ -147,12 +153,13 @@ const SMALL_BYTES: usize = ewise_cpu::MEDIUM_THRESHOLD_BYTES as usize;
 /// element, of a numpy type the operator takes, in native byte order; and `out` is
 /// absent, or a writable plain `numpy.ndarray` of `x`'s shape, C-contiguous, of the
 /// output type in native byte order, in memory disjoint from `x` or (for `sign`)
-/// exactly `x`'s. Input and output together move less than [`SMALL_BYTES`].
+/// exactly `x`'s. Input and output together move less than [`SMALL_BYTES`], or less
+/// than [`MEDIUM_BYTES`] with the default `threads=`.
 ///
 /// The result array is made with `PyArray_NewFromDescr` (C order, as `run`'s
 /// `PyArray_NewLikeArray` gives for a C-contiguous `x`), and the kernel runs on the
-/// calling thread, with the GIL released only from [`DETACH_BYTES`]: nothing else is
-/// allocated.
+/// calling thread (and from [`SMALL_BYTES`] on the helper threads that are awake), with
+/// the GIL released only from [`DETACH_BYTES`]: nothing else is allocated.
 pub(crate) fn small<'py>(
     x: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
@@ -180,7 +187,8 @@ pub(crate) fn small<'py>(
         return Ok(None);
     };
     let (in_bytes, out_bytes) = (x.elements * x.item, x.elements * out_item);
-    if in_bytes + out_bytes >= SMALL_BYTES {
+    let moved = in_bytes + out_bytes;
+    if moved >= MEDIUM_BYTES || (moved >= SMALL_BYTES && options.parallelism != Parallelism::Auto) {
         return Ok(None);
     }
     let (result, same) = match out {
