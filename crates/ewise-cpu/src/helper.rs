@@ -34,7 +34,7 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use crate::fork::PerProcess;
-use crate::placement;
+use crate::placement::Placement;
 
 /// How long a helper keeps looking for work after a job before it sleeps.
 pub const SPIN: Duration = Duration::from_millis(1);
@@ -70,9 +70,8 @@ struct Slot {
     /// it from POSTED to RUNNING.
     job: UnsafeCell<Option<(Job, usize)>>,
     thread: OnceLock<Thread>,
-    /// The CPU of the caller that last woke the helper ([`placement::NO_CPU`] once read):
-    /// the helper leaves it on waking ([`placement::move_off`]).
-    waker: AtomicU32,
+    /// Keeps a woken helper off its waker's CPU.
+    placement: Placement,
 }
 
 // SAFETY: `job` is accessed under the state protocol above (one writer, then one reader,
@@ -128,7 +127,7 @@ fn start() -> Vec<&'static Slot> {
             state: AtomicU32::new(IDLE),
             job: UnsafeCell::new(None),
             thread: OnceLock::new(),
-            waker: AtomicU32::new(placement::NO_CPU),
+            placement: Placement::new(),
         }));
         let spawned = thread::Builder::new()
             .name(format!("ewise-helper-{i}"))
@@ -146,6 +145,7 @@ fn start() -> Vec<&'static Slot> {
 
 /// A helper's life: run posted jobs; after [`SPIN`] without one, sleep until woken.
 fn serve(slot: &'static Slot) {
+    slot.placement.register();
     let mut last = Instant::now();
     loop {
         match slot.state.load(Ordering::Acquire) {
@@ -185,7 +185,7 @@ fn serve(slot: &'static Slot) {
                             Ordering::Relaxed,
                         );
                     }
-                    placement::move_off(slot.waker.swap(placement::NO_CPU, Ordering::Relaxed));
+                    slot.placement.settle();
                     last = Instant::now();
                 }
             }
@@ -320,11 +320,10 @@ pub(crate) fn run<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), jobs: usize, wake: b
     assert!(taken.wait(), "an ewise helper thread's job panicked");
 }
 
-/// Wakes a sleeping helper, telling it the caller's CPU to leave.
+/// Wakes a sleeping helper, off the caller's CPU.
 fn wake_helper(slot: &Slot) {
     if let Some(t) = slot.thread.get() {
-        slot.waker
-            .store(placement::current_cpu(), Ordering::Relaxed);
+        slot.placement.steer();
         t.unpark();
     }
 }

@@ -1,32 +1,50 @@
-//! Where helper threads run: a helper woken by a caller leaves the caller's CPU.
+//! Where a woken helper thread runs: never on the CPU of the caller that woke it.
 //!
 //! Linux places a woken thread on its waker's CPU when it judges the two to share a
-//! cache ("wake affine"); where the guest's scheduler sees each virtual CPU as its own
-//! cache domain (as on the 2-CPU Zen 4 VM of docs/PERFORMANCE.md), no idle CPU is looked
-//! for, so a helper woken by a caller ran on the caller's CPU: it took turns with the
-//! caller instead of working beside it, and spun there for its [`crate::helper::SPIN`]
-//! after each job. Seen from Python: int8 SIGN of 1 Mi elements ran at one thread's
-//! 82-91 GB/s after each pause of the caller, and at 133-151 with the helper pinned
-//! elsewhere.
+//! cache ("wake affine"). Where the guest's scheduler sees each virtual CPU as its own
+//! cache domain (as on the 2-CPU Zen 4 VM of docs/PERFORMANCE.md), it looks for no idle
+//! CPU: a helper woken by a caller was queued behind the caller on the caller's CPU, and
+//! often ran only after the caller's whole burst of calls, several milliseconds later.
+//! From Python, int8 SIGN of 1 Mi elements in bursts of 21 calls after a pause ran at one
+//! thread's 75-91 GB/s in about half the bursts, and at 130-180 in the others.
 //!
-//! [`move_off`] moves the calling thread to another of its allowed CPUs and gives it back
-//! the CPUs it was allowed before, so nothing stays pinned: the system may place it
-//! anywhere again later. Elsewhere than Linux both functions do nothing.
+//! So a caller about to wake a helper first narrows the helper's allowed CPUs to exclude
+//! its own ([`Placement::steer`]), and the helper, once running, gives itself back the set
+//! it had ([`Placement::settle`]): nothing stays pinned, and the system may place the
+//! helper anywhere again later. Elsewhere than Linux both do nothing.
 
-/// No CPU known.
-pub(crate) const NO_CPU: u32 = u32::MAX;
+use std::sync::Mutex;
 
-/// The CPU the calling thread runs on, or [`NO_CPU`].
-pub(crate) fn current_cpu() -> u32 {
-    imp::current_cpu()
+/// One helper thread's placement: which thread it is, and the CPUs to give back to it
+/// after a steered wake-up.
+pub(crate) struct Placement {
+    imp: imp::State,
 }
 
-/// Moves the calling thread off `cpu` if it runs there and may run elsewhere, then
-/// restores its set of allowed CPUs. Failures (a set the system will not report or
-/// take, a CPU beyond the set's size) leave the thread where it is.
-pub(crate) fn move_off(cpu: u32) {
-    if cpu != NO_CPU && current_cpu() == cpu {
-        imp::move_off(cpu);
+impl Placement {
+    pub(crate) const fn new() -> Placement {
+        Placement {
+            imp: imp::State::new(),
+        }
+    }
+
+    /// Records the calling thread as the helper this placement steers.
+    pub(crate) fn register(&self) {
+        self.imp.register();
+    }
+
+    /// Called by a caller that is about to wake the helper: until the helper settles, it
+    /// may run on any CPU it was allowed but the caller's, which is returned. Nothing is
+    /// changed (`None`) when the helper is not registered, is already steered, would have
+    /// no CPU left, or the system refuses.
+    pub(crate) fn steer(&self) -> Option<usize> {
+        self.imp.steer()
+    }
+
+    /// Called by the helper once awake: its allowed CPUs are again those it had before it
+    /// was steered.
+    pub(crate) fn settle(&self) {
+        self.imp.settle();
     }
 }
 
@@ -34,35 +52,77 @@ pub(crate) fn move_off(cpu: u32) {
 #[allow(unsafe_code)]
 mod imp {
     use std::mem::{size_of, zeroed};
+    use std::sync::atomic::{AtomicI32, Ordering};
 
-    use super::NO_CPU;
+    use super::Mutex;
 
-    pub(super) fn current_cpu() -> u32 {
-        // SAFETY: no arguments; it returns a CPU number or -1.
-        let cpu = unsafe { libc::sched_getcpu() };
-        u32::try_from(cpu).unwrap_or(NO_CPU)
+    pub(super) struct State {
+        /// The helper's thread id; 0 before it registers.
+        tid: AtomicI32,
+        /// The CPUs the helper was allowed before a steer that it has not settled yet.
+        before: Mutex<Option<libc::cpu_set_t>>,
     }
 
-    pub(super) fn move_off(cpu: u32) {
-        let cpu = cpu as usize;
-        let size = size_of::<libc::cpu_set_t>();
-        // SAFETY: cpu_set_t is plain bits; every pointer is to a live local of `size`
-        // bytes; CPU_ISSET and CPU_CLR take indices below CPU_SETSIZE, checked first.
+    const SIZE: usize = size_of::<libc::cpu_set_t>();
+
+    /// The CPU the calling thread runs on.
+    pub(super) fn current_cpu() -> Option<usize> {
+        // SAFETY: no arguments; it returns a CPU number or -1.
+        usize::try_from(unsafe { libc::sched_getcpu() }).ok()
+    }
+
+    /// The CPUs thread `tid` (0: the calling thread) may run on.
+    pub(super) fn allowed(tid: libc::pid_t) -> Option<libc::cpu_set_t> {
+        // SAFETY: cpu_set_t is plain bits, written for SIZE bytes at most.
         unsafe {
-            let mut allowed: libc::cpu_set_t = zeroed();
-            if libc::sched_getaffinity(0, size, &mut allowed) != 0
-                || cpu >= libc::CPU_SETSIZE as usize
-                || !libc::CPU_ISSET(cpu, &allowed)
-            {
-                return;
+            let mut set: libc::cpu_set_t = zeroed();
+            (libc::sched_getaffinity(tid, SIZE, &mut set) == 0).then_some(set)
+        }
+    }
+
+    fn allow(tid: libc::pid_t, set: &libc::cpu_set_t) -> bool {
+        // SAFETY: `set` is a live cpu_set_t of SIZE bytes.
+        unsafe { libc::sched_setaffinity(tid, SIZE, set) == 0 }
+    }
+
+    impl State {
+        pub(super) const fn new() -> State {
+            State {
+                tid: AtomicI32::new(0),
+                before: Mutex::new(None),
             }
-            let mut others = allowed;
-            libc::CPU_CLR(cpu, &mut others);
-            if libc::CPU_COUNT(&others) == 0 {
-                return;
+        }
+
+        pub(super) fn register(&self) {
+            // SAFETY: no arguments; it returns the calling thread's id.
+            self.tid.store(unsafe { libc::gettid() }, Ordering::Relaxed);
+        }
+
+        pub(super) fn steer(&self) -> Option<usize> {
+            let tid = self.tid.load(Ordering::Relaxed);
+            let cpu = current_cpu().filter(|&c| tid != 0 && c < libc::CPU_SETSIZE as usize)?;
+            let mut before = self.before.lock().unwrap_or_else(|e| e.into_inner());
+            if before.is_some() {
+                return None;
             }
-            if libc::sched_setaffinity(0, size, &others) == 0 {
-                libc::sched_setaffinity(0, size, &allowed);
+            let set = allowed(tid)?;
+            let mut others = set;
+            // SAFETY: `cpu` is below CPU_SETSIZE (checked above).
+            let excluded = unsafe {
+                libc::CPU_CLR(cpu, &mut others);
+                libc::CPU_COUNT(&others) > 0 && libc::CPU_COUNT(&others) < libc::CPU_COUNT(&set)
+            };
+            if excluded && allow(tid, &others) {
+                *before = Some(set);
+                return Some(cpu);
+            }
+            None
+        }
+
+        pub(super) fn settle(&self) {
+            let taken = self.before.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(set) = taken {
+                allow(0, &set);
             }
         }
     }
@@ -70,58 +130,65 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use super::NO_CPU;
+    pub(super) struct State;
 
-    pub(super) fn current_cpu() -> u32 {
-        NO_CPU
+    impl State {
+        pub(super) const fn new() -> State {
+            State
+        }
+        pub(super) fn register(&self) {}
+        pub(super) fn steer(&self) -> Option<usize> {
+            None
+        }
+        pub(super) fn settle(&self) {}
     }
-
-    pub(super) fn move_off(_cpu: u32) {}
 }
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    #![allow(unsafe_code)]
+    use std::sync::mpsc;
+    use std::thread;
 
     use super::*;
 
-    fn allowed() -> Vec<usize> {
-        // SAFETY: as in `imp::move_off`.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            assert_eq!(
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
-                0
-            );
-            (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| libc::CPU_ISSET(c, &set))
-                .collect()
-        }
+    fn bits(set: &libc::cpu_set_t) -> Vec<usize> {
+        #[allow(unsafe_code)]
+        // SAFETY: indices below CPU_SETSIZE.
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, set) })
+            .collect()
     }
 
-    /// The thread leaves the CPU (seen at least once in 20 tries: the system may move it
-    /// back as soon as the set is restored) and keeps every CPU it was allowed.
+    /// A steered thread, woken, runs off the waker's CPU, and settles back to every CPU it
+    /// was allowed; a second steer before it settles changes nothing.
     #[test]
-    fn a_thread_moves_off_its_cpu_and_keeps_its_allowed_cpus() {
-        std::thread::spawn(|| {
-            let before = allowed();
-            assert_ne!(current_cpu(), NO_CPU);
-            let mut moved = false;
-            for _ in 0..20 {
-                let cpu = current_cpu();
-                move_off(cpu);
-                moved |= current_cpu() != cpu;
-                assert_eq!(allowed(), before);
-            }
-            assert!(
-                moved || before.len() < 2,
-                "never left its CPU ({before:?} allowed)"
-            );
-            move_off(NO_CPU);
-            move_off(u32::MAX - 1);
-            assert_eq!(allowed(), before);
-        })
-        .join()
-        .unwrap();
+    fn a_steered_thread_wakes_off_the_wakers_cpu_and_settles_back() {
+        static PLACEMENT: Placement = Placement::new();
+        let before = bits(&imp::allowed(0).unwrap());
+        let (registered, wait) = mpsc::channel();
+        let (cpu_tx, cpu_rx) = mpsc::channel();
+        let helper = thread::spawn(move || {
+            PLACEMENT.register();
+            registered.send(()).unwrap();
+            thread::park();
+            let ran_on = imp::current_cpu();
+            PLACEMENT.settle();
+            cpu_tx
+                .send((ran_on, bits(&imp::allowed(0).unwrap())))
+                .unwrap();
+        });
+        wait.recv().unwrap();
+        let avoided = PLACEMENT.steer();
+        assert_eq!(PLACEMENT.steer(), None, "steered twice");
+        helper.thread().unpark();
+        let (ran_on, after) = cpu_rx.recv().unwrap();
+        helper.join().unwrap();
+        assert_eq!(after, before, "the allowed CPUs were not given back");
+        if before.len() >= 2 {
+            let avoided = avoided.expect("not steered, with two CPUs allowed");
+            assert_ne!(ran_on, Some(avoided), "woke on the waker's CPU");
+        } else {
+            assert_eq!(avoided, None);
+        }
     }
 }
