@@ -303,7 +303,8 @@ impl BoundBaseline {
 
     /// Records the dispatches alone into a new encoder, submits it and waits for it,
     /// with no error scope around the submission: the floor of what
-    /// [`crate::GpuCompiledOperator::execute`] can cost.
+    /// [`crate::GpuCompiledOperator::execute`] can cost. Native only.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn submit_and_wait(&self) -> Result<()> {
         self.device.check_process()?;
         let wgpu_device = self.device.wgpu_device();

@@ -4,6 +4,8 @@ use wgpu::util::DeviceExt;
 
 use crate::device::{self, GpuDevice};
 use crate::error::{GpuError, Result};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::signal;
 use crate::staging;
 
 /// Usages of buffers that ewise makes: bound as storage, uploaded to and downloaded from.
@@ -51,7 +53,7 @@ impl GpuBuffer {
         GpuBuffer {
             buffer,
             len,
-            pid: std::process::id(),
+            pid: device::process_id(),
         }
     }
 
@@ -194,13 +196,33 @@ impl GpuBuffer {
     }
 
     /// All of the buffer's bytes, after the work submitted so far.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read(&self, device: &GpuDevice) -> Result<Vec<u8>> {
         self.read_range(device, 0, self.len)
     }
 
+    /// As [`GpuBuffer::read`], as a future (see [`GpuDevice::synchronize_async`] for how
+    /// it waits).
+    pub async fn read_async(&self, device: &GpuDevice) -> Result<Vec<u8>> {
+        self.read_range_async(device, 0, self.len).await
+    }
+
     /// `len` bytes from `offset` (a multiple of 4; the length too, unless it reaches the
     /// buffer's end), after the work submitted so far.
+    /// [`GpuBuffer::read_range_async`], waited for on this thread.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_range(&self, device: &GpuDevice, offset: u64, len: u64) -> Result<Vec<u8>> {
+        signal::block_on(self.read_range_async(device, offset, len))
+    }
+
+    /// As [`GpuBuffer::read_range`], as a future (see [`GpuDevice::synchronize_async`]
+    /// for how it waits).
+    pub async fn read_range_async(
+        &self,
+        device: &GpuDevice,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>> {
         self.check_process()?;
         device.check_process()?;
         let padded_len = self.transfer_range("download", offset, len)?;
@@ -217,16 +239,7 @@ impl GpuBuffer {
             device.wgpu_queue().submit([encoder.finish()]);
             staging
         })?;
-        let (sender, receiver) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, ..padded_len, move |r| {
-            let _ = sender.send(r);
-        });
-        device.wait(during)?;
-        receiver
-            .recv()
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|e| e.to_string()))
-            .map_err(|message| GpuError::Wgpu { during, message })?;
+        device.map_read(&staging, padded_len, during).await?;
         let bytes = {
             let view = staging
                 .get_mapped_range(..padded_len)

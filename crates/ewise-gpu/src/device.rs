@@ -3,6 +3,10 @@
 
 use std::collections::HashMap;
 use std::fmt;
+#[cfg(target_arch = "wasm32")]
+use std::future::Future;
+#[cfg(target_arch = "wasm32")]
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use ewise_core::{
@@ -12,20 +16,26 @@ use ewise_core::{
 use crate::error::{GpuError, Result};
 use crate::operator::GpuOperator;
 use crate::shader::{self, KernelKey};
+use crate::signal;
 use crate::staging::{Direction, StagingPool};
 use crate::tuning::Tuning;
 
 /// Environment variable naming the backends to try, as a comma list (`vulkan`, `metal`,
 /// `dx12`), when the builder names none. Set to nothing but spaces and commas, it counts
-/// as unset.
+/// as unset. (On wasm32 no environment is read: the browser's WebGPU is the backend.)
 pub const BACKEND_ENV: &str = "EWISE_GPU_BACKEND";
 
 /// The backends ewise runs on, by the names [`BACKEND_ENV`] takes.
+#[cfg(not(target_arch = "wasm32"))]
 const BACKENDS: [(wgpu::Backends, &str); 3] = [
     (wgpu::Backends::VULKAN, "vulkan"),
     (wgpu::Backends::METAL, "metal"),
     (wgpu::Backends::DX12, "dx12"),
 ];
+
+/// The backend ewise runs on in a browser: its WebGPU.
+#[cfg(target_arch = "wasm32")]
+const BACKENDS: [(wgpu::Backends, &str); 1] = [(wgpu::Backends::BROWSER_WEBGPU, "webgpu")];
 
 /// Every backend ewise runs on.
 fn supported_backends() -> wgpu::Backends {
@@ -53,10 +63,16 @@ pub fn backend_names(backends: wgpu::Backends) -> String {
 /// when the builder names none. Naming a software adapter (`llvmpipe`) selects it.
 pub const ADAPTER_ENV: &str = "EWISE_GPU_ADAPTER";
 
+#[cfg(not(target_arch = "wasm32"))]
 const HINT: &str = "Install a GPU driver with Vulkan (Linux, Windows), Metal (macOS) or \
     D3D12 (Windows); on a machine without a GPU, Mesa's software Vulkan driver lavapipe \
     (Debian: apt-get install mesa-vulkan-drivers libvulkan1) runs everything, slowly, \
     when asked for with EWISE_GPU_ADAPTER=llvmpipe or allow_software";
+
+#[cfg(target_arch = "wasm32")]
+const HINT: &str = "WebGPU needs a browser that offers navigator.gpu, on a page served \
+    from a secure context (https or localhost); headless Chromium without a GPU offers \
+    its software adapter (SwiftShader) with --enable-unsafe-webgpu";
 
 /// What the chosen adapter is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,11 +207,18 @@ impl GpuDeviceBuilder {
     /// Chooses an adapter and opens a device on it, with timestamp queries
     /// ([`GpuDevice::has_timestamps`]) when the adapter offers them. Options that
     /// [`DeviceOptions::check`] refuses fail first, with its error in [`GpuError::Op`].
+    /// [`GpuDeviceBuilder::build_async`], waited for on this thread.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn build(self) -> Result<GpuDevice> {
-        pollster::block_on(self.build_async())
+        signal::block_on(self.build_async())
     }
 
-    async fn build_async(self) -> Result<GpuDevice> {
+    /// As [`GpuDeviceBuilder::build`], without blocking: the adapter search and the
+    /// device request are awaited. On wasm32 the browser's WebGPU gives one adapter
+    /// (`navigator.gpu.requestAdapter()`, high-performance preferred), which the name
+    /// and software rules then accept or refuse ([`GpuError::NoAdapter`] where it gives
+    /// none); no environment variable is read there.
+    pub async fn build_async(self) -> Result<GpuDevice> {
         self.options.check()?;
         let (backends, from_env) = match self.backends {
             Some(b) => (b & supported_backends(), false),
@@ -209,7 +232,7 @@ impl GpuDeviceBuilder {
             .clone()
             .or_else(|| std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty()));
         let instance = crate::instance::instance(backends);
-        let adapters = instance.enumerate_adapters(backends).await;
+        let adapters = find_adapters(&instance, backends).await;
         let infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(|a| a.get_info()).collect();
         let chosen = choose(&infos, name.as_deref(), self.allow_software);
         let Some(index) = chosen else {
@@ -334,13 +357,21 @@ pub struct AdapterList {
 
 /// Lists the adapters on the backends [`BACKEND_ENV`] names (all compiled in when unset),
 /// marking the one [`GpuDevice::builder`]`().build()` would choose under
-/// [`ADAPTER_ENV`]. Opens no device.
+/// [`ADAPTER_ENV`]. Opens no device. [`adapters_async`], waited for on this thread.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn adapters() -> Result<AdapterList> {
+    signal::block_on(adapters_async())
+}
+
+/// As [`adapters`], without blocking; on wasm32, the one adapter the browser gives, if
+/// any.
+pub async fn adapters_async() -> Result<AdapterList> {
     let from_env = backends_from_env()?;
     let backends = from_env.unwrap_or(supported_backends());
     let filter = std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty());
     let instance = crate::instance::instance(backends);
-    let infos: Vec<wgpu::AdapterInfo> = pollster::block_on(instance.enumerate_adapters(backends))
+    let infos: Vec<wgpu::AdapterInfo> = find_adapters(&instance, backends)
+        .await
         .iter()
         .map(|a| a.get_info())
         .collect();
@@ -353,6 +384,30 @@ pub fn adapters() -> Result<AdapterList> {
         chosen,
         hint: HINT,
     })
+}
+
+/// The adapters of `backends` on `instance`, in wgpu's order: every one found natively;
+/// in a browser, the one `requestAdapter()` gives (none when it gives null).
+async fn find_adapters(instance: &wgpu::Instance, backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        instance.enumerate_adapters(backends).await
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        if backends.is_empty() {
+            return Vec::new();
+        }
+        let options = wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        };
+        instance
+            .request_adapter(&options)
+            .await
+            .into_iter()
+            .collect()
+    }
 }
 
 /// The backends named by [`BACKEND_ENV`], if it names any.
@@ -444,8 +499,34 @@ pub(crate) struct Shared {
     /// The first error that reached the device's uncaptured-error handler (for devices
     /// ewise opened itself).
     uncaptured: Option<Arc<Mutex<Option<String>>>>,
+    /// The error scopes of synchronous calls, popped but not yet settled: in a browser
+    /// a scope's error comes through a promise, settled at the next awaited call.
+    #[cfg(target_arch = "wasm32")]
+    scopes: Mutex<Vec<Scopes>>,
     /// The id of the process that created the device.
     pub pid: u32,
+}
+
+/// What a popped error scope resolves to.
+#[cfg(target_arch = "wasm32")]
+type ScopeError = Pin<Box<dyn Future<Output = Option<wgpu::Error>>>>;
+
+/// The validation and out-of-memory scopes of one synchronous call, and what it did.
+#[cfg(target_arch = "wasm32")]
+struct Scopes {
+    during: &'static str,
+    validation: ScopeError,
+    memory: ScopeError,
+}
+
+/// A submission to the device's queue, to wait for.
+#[derive(Debug)]
+pub(crate) struct Submission {
+    #[cfg(not(target_arch = "wasm32"))]
+    index: wgpu::SubmissionIndex,
+    /// Completed when the queue's work up to this submission is done.
+    #[cfg(target_arch = "wasm32")]
+    done: signal::Signal<()>,
 }
 
 impl Drop for Shared {
@@ -469,7 +550,19 @@ impl Drop for Shared {
 /// release them: a `Drop` that sees this leaks the objects instead, by forgetting a
 /// clone of each handle (one more reference that is never released).
 pub(crate) fn forked(pid: u32) -> bool {
-    std::process::id() != pid
+    process_id() != pid
+}
+
+/// This process's id; 0 on wasm32, which has one process and no ids.
+pub(crate) fn process_id() -> u32 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::process::id()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        0
+    }
 }
 
 /// A GPU that behaves as a DirectML device of one feature level. Cheap to clone: clones
@@ -496,6 +589,13 @@ impl fmt::Debug for GpuDevice {
 }
 
 impl GpuDevice {
+    #[cfg_attr(
+        target_arch = "wasm32",
+        allow(
+            clippy::arc_with_non_send_sync,
+            reason = "wgpu's WebGPU objects are neither Send nor Sync; a browser runs one thread"
+        )
+    )]
     fn assemble(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -535,15 +635,23 @@ impl GpuDevice {
                 downloads: StagingPool::new(Direction::Download),
                 uploads: StagingPool::new(Direction::Upload),
                 uncaptured,
-                pid: std::process::id(),
+                #[cfg(target_arch = "wasm32")]
+                scopes: Mutex::new(Vec::new()),
+                pid: process_id(),
             }),
         }
     }
 
     /// The best hardware adapter (or what [`BACKEND_ENV`] and [`ADAPTER_ENV`] ask for)
     /// as a strict DirectML device at feature level 6_4.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new() -> Result<GpuDevice> {
         GpuDevice::builder().build()
+    }
+
+    /// As [`GpuDevice::new`], without blocking ([`GpuDeviceBuilder::build_async`]).
+    pub async fn new_async() -> Result<GpuDevice> {
+        GpuDevice::builder().build_async().await
     }
 
     /// Options for a device.
@@ -577,12 +685,25 @@ impl GpuDevice {
 
     /// Waits until all work submitted to the device's queue so far, and every buffer
     /// write queued before this call ([`crate::GpuBuffer::write`]), has finished.
+    /// [`GpuDevice::synchronize_async`], waited for on this thread.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn synchronize(&self) -> Result<()> {
+        signal::block_on(self.synchronize_async())
+    }
+
+    /// As [`GpuDevice::synchronize`], as a future. Like every `_async` entry point of
+    /// this crate, natively it waits inside wgpu's `Device::poll` when polled (blocking
+    /// the polling thread until the GPU is done); on wasm32 it yields to the browser's
+    /// event loop until WebGPU reports the work done, and also returns the errors of
+    /// synchronous calls on the device since the last awaited one (WebGPU reports those
+    /// through promises).
+    pub async fn synchronize_async(&self) -> Result<()> {
+        let during = "synchronizing with the GPU";
         self.check_process()?;
-        self.catch("synchronizing with the GPU", || {
+        self.catch(during, || {
             self.shared.queue.submit([]);
         })?;
-        self.wait("synchronizing with the GPU")
+        self.idle(during).await
     }
 
     /// Bytes one binding window spans at most: tensors that span more are split.
@@ -726,13 +847,28 @@ impl GpuDevice {
         let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        let first = pollster::block_on(validation.pop());
-        let second = pollster::block_on(memory.pop());
+        let (validation, memory) = (validation.pop(), memory.pop());
+        #[cfg(not(target_arch = "wasm32"))]
+        let first = signal::block_on(validation).or(signal::block_on(memory));
+        #[cfg(target_arch = "wasm32")]
+        let first: Option<wgpu::Error> = {
+            let scopes = Scopes {
+                during,
+                validation: Box::pin(validation),
+                memory: Box::pin(memory),
+            };
+            self.shared
+                .scopes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(scopes);
+            None
+        };
         let value = value.map_err(|panic| GpuError::Wgpu {
             during,
             message: format!("wgpu panicked: {}", panic_message(&*panic)),
         })?;
-        if let Some(e) = first.or(second) {
+        if let Some(e) = first {
             return Err(GpuError::Wgpu {
                 during,
                 message: e.to_string(),
@@ -740,6 +876,28 @@ impl GpuDevice {
         }
         self.take_uncaptured(during)?;
         Ok(value)
+    }
+
+    /// The first error of the synchronous calls' scopes not yet settled (in a browser,
+    /// they come through promises), as a [`GpuError::Wgpu`] of the call that got it;
+    /// every pending scope is settled either way. (Natively [`GpuDevice::catch`] settles
+    /// its scopes at once.)
+    #[cfg(target_arch = "wasm32")]
+    async fn settle(&self) -> Result<()> {
+        let pending =
+            std::mem::take(&mut *self.shared.scopes.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut first = None;
+        for scopes in pending {
+            let validation = scopes.validation.await;
+            let error = validation.or(scopes.memory.await);
+            if let (None, Some(e)) = (&first, error) {
+                first = Some(GpuError::Wgpu {
+                    during: scopes.during,
+                    message: e.to_string(),
+                });
+            }
+        }
+        first.map_or(Ok(()), Err)
     }
 
     /// An error that reached the uncaptured handler, as a [`GpuError::Wgpu`].
@@ -753,6 +911,7 @@ impl GpuDevice {
     }
 
     /// Waits until the queue's work so far has finished.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait(&self, during: &'static str) -> Result<()> {
         self.check_process()?;
         self.shared
@@ -766,6 +925,7 @@ impl GpuDevice {
     }
 
     /// Waits until the submission `index` has finished.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait_for(
         &self,
         index: wgpu::SubmissionIndex,
@@ -783,6 +943,105 @@ impl GpuDevice {
                 message: e.to_string(),
             })?;
         self.take_uncaptured(during)
+    }
+
+    /// Until the queue's work so far has finished: natively [`GpuDevice::wait`]; in a
+    /// browser, awaiting WebGPU's `onSubmittedWorkDone`, then the pending error scopes
+    /// and any uncaptured error.
+    pub(crate) async fn idle(&self, during: &'static str) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.wait(during)
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.check_process()?;
+            let (sender, done) = signal::signal();
+            self.shared
+                .queue
+                .on_submitted_work_done(move || sender.send(()));
+            self.finished(done, during).await
+        }
+    }
+
+    /// `index`, a submission just made to the device's queue, as one to wait for.
+    pub(crate) fn submission(&self, index: wgpu::SubmissionIndex) -> Submission {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            Submission { index }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = index;
+            let (sender, done) = signal::signal();
+            self.shared
+                .queue
+                .on_submitted_work_done(move || sender.send(()));
+            Submission { done }
+        }
+    }
+
+    /// Until `submission` has finished: natively [`GpuDevice::wait_for`]; in a browser,
+    /// as [`GpuDevice::idle`].
+    pub(crate) async fn wait_submission(
+        &self,
+        submission: Submission,
+        during: &'static str,
+    ) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.wait_for(submission.index, during)
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.check_process()?;
+            self.finished(submission.done, during).await
+        }
+    }
+
+    /// Awaits `done`, then the pending error scopes and any uncaptured error.
+    #[cfg(target_arch = "wasm32")]
+    async fn finished(&self, done: signal::Signal<()>, during: &'static str) -> Result<()> {
+        let reported = done.await;
+        self.settle().await?;
+        self.take_uncaptured(during)?;
+        reported.ok_or_else(|| GpuError::Wgpu {
+            during,
+            message: "the device dropped the report of finished work".to_string(),
+        })
+    }
+
+    /// Maps the first `len` bytes of `buffer` (a `MAP_READ` buffer whose contents were
+    /// submitted) for reading, awaiting wgpu's report: natively after waiting for the
+    /// queue's work ([`GpuDevice::wait`]), which runs the report; in a browser as the
+    /// event loop delivers it, then the pending error scopes and any uncaptured error.
+    pub(crate) async fn map_read(
+        &self,
+        buffer: &wgpu::Buffer,
+        len: u64,
+        during: &'static str,
+    ) -> Result<()> {
+        let (sender, mapped) = signal::signal();
+        buffer.map_async(wgpu::MapMode::Read, ..len, move |r| sender.send(r));
+        #[cfg(not(target_arch = "wasm32"))]
+        self.wait(during)?;
+        let report = mapped.await;
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.settle().await?;
+            self.take_uncaptured(during)?;
+        }
+        match report {
+            Some(Ok(())) => Ok(()),
+            Some(Err(e)) => Err(GpuError::Wgpu {
+                during,
+                message: e.to_string(),
+            }),
+            None => Err(GpuError::Wgpu {
+                during,
+                message: "the device dropped the mapping's report".to_string(),
+            }),
+        }
     }
 }
 
@@ -802,7 +1061,7 @@ fn memory_hints() -> wgpu::MemoryHints {
 
 /// [`GpuError::Forked`] unless this is the process with id `created`.
 pub(crate) fn check_process(created: u32) -> Result<()> {
-    let current = std::process::id();
+    let current = process_id();
     if current == created {
         Ok(())
     } else {
@@ -819,7 +1078,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("(no message)")
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 pub(crate) mod tests {
     use super::*;
 

@@ -38,6 +38,18 @@
 //! time where the adapter has none), and [`BaselineKernel`] and [`record_buffer_copy`]
 //! give the memory copies and reads that operators are compared with.
 //!
+//! Everything that waits (opening a device, executing, reading a buffer, synchronizing)
+//! has an `_async` twin, and the blocking call is that future driven on the calling
+//! thread: [`GpuDeviceBuilder::build_async`], [`GpuCompiledOperator::execute_async`],
+//! [`GpuBuffer::read_range_async`], [`GpuDevice::synchronize_async`], and, for bytes in
+//! and bytes out, [`GpuCompiledOperator::execute_slices_async`] and
+//! [`GpuCompiledOperator::execute_in_place_slice_async`]. Natively such a future waits
+//! inside wgpu's `Device::poll` when polled. Built for `wasm32` (wgpu's `webgpu`
+//! backend, the browser's one adapter) only the `_async` entry points exist, and
+//! nothing blocks: they yield to the browser's event loop, and errors of synchronous
+//! calls (buffer creation, compilation, recording) come with the next awaited call on
+//! the device. Streams ([`stream`]) and [`GpuTimer`] are native only.
+//!
 //! Kernels are WGSL over 32-bit words with bit operations only, so every adapter runs
 //! every data type without optional features. Tensors larger than one binding window or
 //! one dispatch grid are split into several dispatches, with the same bits.
@@ -52,8 +64,11 @@ mod error;
 mod instance;
 mod operator;
 mod shader;
+mod signal;
 mod staging;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod stream;
+#[cfg(not(target_arch = "wasm32"))]
 mod timing;
 mod tuning;
 
@@ -61,13 +76,16 @@ pub use baseline::{
     record_buffer_copy, BaselineKernel, BaselineKind, BoundBaseline, BASELINE_VECTOR, READ_SENTINEL,
 };
 pub use buffer::{GpuBuffer, BUFFER_USAGES};
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::adapters;
 pub use device::{
-    adapters, backend_names, AdapterList, AdapterSummary, GpuDevice, GpuDeviceBuilder, ADAPTER_ENV,
-    BACKEND_ENV,
+    adapters_async, backend_names, AdapterList, AdapterSummary, GpuDevice, GpuDeviceBuilder,
+    ADAPTER_ENV, BACKEND_ENV,
 };
 pub use error::{GpuError, Result};
 pub use instance::instance as compute_instance;
 pub use operator::{GpuCompiledOperator, GpuOperator};
+#[cfg(not(target_arch = "wasm32"))]
 pub use timing::{GpuTimer, TimerKind};
 #[doc(hidden)]
 pub use tuning::{Tuning, MAX_LOADS_IN_FLIGHT};

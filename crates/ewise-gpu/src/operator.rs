@@ -11,9 +11,10 @@ use wgpu::util::DeviceExt;
 
 use crate::buffer::GpuBuffer;
 use crate::chunk::{Chunk, Limits, Plan};
-use crate::device::{self, GpuDevice};
-use crate::error::Result;
+use crate::device::{self, GpuDevice, Submission};
+use crate::error::{GpuError, Result};
 use crate::shader::{KernelKey, Op, Walk, PARAMS_HEADER, UNIT_BYTES, WORKGROUP};
+use crate::signal;
 
 mod rows;
 
@@ -142,7 +143,7 @@ struct RecordKey {
 struct Recorded {
     steps: Vec<(Arc<wgpu::ComputePipeline>, wgpu::BindGroup, (u32, u32))>,
     /// Each dispatch's walk, for tests that check which kernels a layout takes.
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     walks: Vec<Walk>,
 }
 
@@ -187,17 +188,17 @@ enum Target<'a> {
     /// A caller's encoder ([`GpuCompiledOperator::record`]).
     Encoder(&'a mut wgpu::CommandEncoder),
     /// The device's queue, each batch submitted on its own encoder
-    /// ([`GpuCompiledOperator::execute`]), at most two batches in flight.
+    /// ([`GpuCompiledOperator::execute_async`]), at most two batches in flight.
     Queue {
         /// The latest submission.
-        last: Option<wgpu::SubmissionIndex>,
+        last: Option<Submission>,
     },
 }
 
 impl Target<'_> {
     /// Records `recorded` into the caller's encoder, or submits it and waits for the
-    /// submission before it.
-    fn take(&mut self, device: &GpuDevice, recorded: &Recorded) -> Result<()> {
+    /// submission before it (the only wait of a recording).
+    async fn take(&mut self, device: &GpuDevice, recorded: &Recorded) -> Result<()> {
         match self {
             Target::Encoder(encoder) => {
                 device.catch("recording an operator", || recorded.encode(encoder))
@@ -212,8 +213,12 @@ impl Target<'_> {
                     recorded.encode(&mut encoder);
                     device.wgpu_queue().submit([encoder.finish()])
                 })?;
-                match last.replace(index) {
-                    Some(previous) => device.wait_for(previous, "running an operator"),
+                match last.replace(device.submission(index)) {
+                    Some(previous) => {
+                        device
+                            .wait_submission(previous, "running an operator")
+                            .await
+                    }
                     None => Ok(()),
                 }
             }
@@ -231,16 +236,16 @@ struct Batches {
 impl Batches {
     /// Hands the pending dispatches over as one batch once there are
     /// [`BATCH_DISPATCHES`] of them.
-    fn hand_over_full(&mut self, device: &GpuDevice, target: &mut Target<'_>) -> Result<()> {
+    async fn hand_over_full(&mut self, device: &GpuDevice, target: &mut Target<'_>) -> Result<()> {
         if self.pending.len() >= BATCH_DISPATCHES {
-            self.hand_over(device, target)?;
+            self.hand_over(device, target).await?;
         }
         Ok(())
     }
 
     /// Hands the pending dispatches over as one batch, and returns it; `None` when none
     /// are pending.
-    fn hand_over(
+    async fn hand_over(
         &mut self,
         device: &GpuDevice,
         target: &mut Target<'_>,
@@ -250,10 +255,31 @@ impl Batches {
         }
         let recorded = device.catch("recording an operator", || prepare(device, &self.pending))?;
         self.pending.clear();
-        target.take(device, &recorded)?;
+        target.take(device, &recorded).await?;
         self.handed += 1;
         Ok(Some(recorded))
     }
+}
+
+/// Writes `bytes` at the start of `buffer` (at least as long), the last word padded with
+/// zeros.
+fn upload_prefix(device: &GpuDevice, buffer: &GpuBuffer, bytes: &[u8]) -> Result<()> {
+    let whole = bytes.len() / 4 * 4;
+    buffer.write(device, 0, &bytes[..whole])?;
+    if whole < bytes.len() {
+        let mut tail = [0u8; 4];
+        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+        buffer.write(device, whole as u64, &tail)?;
+    }
+    Ok(())
+}
+
+/// Fills `bytes` from the start of `buffer` (at least as long, rounded up to 4 bytes).
+async fn download_prefix(device: &GpuDevice, buffer: &GpuBuffer, bytes: &mut [u8]) -> Result<()> {
+    let padded = (bytes.len() as u64).div_ceil(4) * 4;
+    let read = buffer.read_range_async(device, 0, padded).await?;
+    bytes.copy_from_slice(&read[..bytes.len()]);
+    Ok(())
 }
 
 /// A window of a buffer that a binding may cover: `[start, end)` bytes, and the offset of
@@ -301,6 +327,13 @@ impl Body {
 }
 
 impl GpuCompiledOperator {
+    #[cfg_attr(
+        target_arch = "wasm32",
+        allow(
+            clippy::arc_with_non_send_sync,
+            reason = "wgpu's WebGPU objects are neither Send nor Sync; a browser runs one thread"
+        )
+    )]
     fn new(
         device: &GpuDevice,
         desc: &OperatorDesc,
@@ -423,12 +456,18 @@ impl GpuCompiledOperator {
         inputs: &[BufferBinding],
         outputs: &[BufferBinding],
     ) -> Result<()> {
-        self.record_into(&mut Target::Encoder(encoder), buffers, inputs, outputs)
+        let target = &mut Target::Encoder(encoder);
+        signal::at_once(self.record_into(target, buffers, inputs, outputs)).unwrap_or_else(|| {
+            Err(GpuError::Wgpu {
+                during: "recording an operator into an encoder",
+                message: "the recording waited for the device, which it never does".into(),
+            })
+        })
     }
 
     /// Records into `target` in batches of about [`BATCH_DISPATCHES`] dispatches, each
-    /// made when the previous one was handed over.
-    fn record_into(
+    /// made when the previous one was handed over. Waits only where `target` does.
+    async fn record_into(
         &self,
         target: &mut Target<'_>,
         buffers: &[&GpuBuffer],
@@ -476,7 +515,7 @@ impl GpuCompiledOperator {
         };
         if direct {
             if let Some(recorded) = self.kept(&key) {
-                return target.take(&self.device, &recorded);
+                return target.take(&self.device, &recorded).await;
             }
         }
         let mut batches = Batches {
@@ -490,7 +529,8 @@ impl GpuCompiledOperator {
                 shared,
             }
         } else {
-            self.copy_to_scratch(in_buffer, inb.offset, &mut batches, target)?
+            self.copy_to_scratch(in_buffer, inb.offset, &mut batches, target)
+                .await?
         };
         let pipeline = if source.shared {
             self.shared_pipeline()?
@@ -526,10 +566,10 @@ impl GpuCompiledOperator {
                     _ => dispatches.extend(self.chunk_dispatch(chunk, &pipeline, &source, out)),
                 }
             }
-            batches.hand_over_full(&self.device, target)?;
+            batches.hand_over_full(&self.device, target).await?;
         }
         let whole = batches.handed == 0;
-        if let Some(recorded) = batches.hand_over(&self.device, target)? {
+        if let Some(recorded) = batches.hand_over(&self.device, target).await? {
             if direct && whole {
                 self.keep(key, recorded);
             }
@@ -554,7 +594,22 @@ impl GpuCompiledOperator {
     }
 
     /// Records into a new encoder, submits it to the device's queue and waits for it.
+    /// [`GpuCompiledOperator::execute_async`], waited for on this thread.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn execute(
+        &self,
+        buffers: &[&GpuBuffer],
+        inputs: &[BufferBinding],
+        outputs: &[BufferBinding],
+    ) -> Result<()> {
+        signal::block_on(self.execute_async(buffers, inputs, outputs))
+    }
+
+    /// As [`GpuCompiledOperator::execute`], as a future (see
+    /// [`GpuDevice::synchronize_async`] for how it waits): the same bindings, rules and
+    /// errors. A recording of more than one batch submits each batch when it is made,
+    /// with at most two in flight.
+    pub async fn execute_async(
         &self,
         buffers: &[&GpuBuffer],
         inputs: &[BufferBinding],
@@ -562,8 +617,114 @@ impl GpuCompiledOperator {
     ) -> Result<()> {
         self.device.check_process()?;
         let mut target = Target::Queue { last: None };
-        self.record_into(&mut target, buffers, inputs, outputs)?;
-        self.device.wait("running an operator")
+        self.record_into(&mut target, buffers, inputs, outputs)
+            .await?;
+        self.device.idle("running an operator").await
+    }
+
+    /// Runs on byte slices that start at the tensors' bases, as the CPU backend's
+    /// `CompiledOperator::execute_slices`: each slice must hold its tensor's exact span
+    /// ([`TensorDesc::exact_span_in_bytes`], no rounding to 4 bytes), else
+    /// [`ewise_core::Error::BytesTooShort`] (in [`crate::GpuError::Op`]); bytes after the
+    /// span are neither read nor written, and bytes of the output's span that no
+    /// element covers are left as they were. The input is uploaded into a new buffer of
+    /// its TotalTensorSizeInBytes, the output computed into another (uploaded first
+    /// where elements leave gaps) and its span read back.
+    /// [`GpuCompiledOperator::execute_slices_async`], waited for on this thread.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn execute_slices(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        signal::block_on(self.execute_slices_async(input, output))
+    }
+
+    /// As [`GpuCompiledOperator::execute_slices`], as a future (see
+    /// [`GpuDevice::synchronize_async`] for how it waits): bytes in, bytes out, the
+    /// path a browser takes.
+    pub async fn execute_slices_async(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        let device = &self.device;
+        device.check_process()?;
+        self.check_span(TensorRole::Input, self.in_span, input.len())?;
+        self.check_span(TensorRole::Output, self.out_span, output.len())?;
+        let in_total = self.input.total_tensor_size_in_bytes;
+        let out_total = self.output.total_tensor_size_in_bytes;
+        let source = GpuBuffer::zeroed(device, in_total)?;
+        upload_prefix(device, &source, &input[..self.in_span as usize])?;
+        let target = GpuBuffer::zeroed(device, out_total)?;
+        let output = &mut output[..self.out_span as usize];
+        if !self.dense_output() {
+            upload_prefix(device, &target, output)?;
+        }
+        self.execute_async(
+            &[&source, &target],
+            &[BufferBinding::new(0, 0, in_total)],
+            &[BufferBinding::new(1, 0, out_total)],
+        )
+        .await?;
+        download_prefix(device, &target, output).await
+    }
+
+    /// Runs in place on one byte slice holding the input, which the output replaces, as
+    /// the CPU backend's `CompiledOperator::execute_in_place_slice`: only for an
+    /// operator that supports in-place execution (SIGN) with input and output
+    /// descriptions that place every element at the same bytes, else
+    /// [`ewise_core::Error::InPlaceUnsupported`]; the slice must hold the exact span,
+    /// else [`ewise_core::Error::BytesTooShort`] (both in [`crate::GpuError::Op`]).
+    /// [`GpuCompiledOperator::execute_in_place_slice_async`], waited for on this thread.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn execute_in_place_slice(&self, data: &mut [u8]) -> Result<()> {
+        signal::block_on(self.execute_in_place_slice_async(data))
+    }
+
+    /// As [`GpuCompiledOperator::execute_in_place_slice`], as a future (see
+    /// [`GpuDevice::synchronize_async`] for how it waits).
+    pub async fn execute_in_place_slice_async(&self, data: &mut [u8]) -> Result<()> {
+        let device = &self.device;
+        device.check_process()?;
+        let reason = if !self.in_place {
+            "the operator does not support in-place execution"
+        } else if !self.same_layout {
+            "the input and output layouts place elements at different bytes"
+        } else {
+            ""
+        };
+        if !reason.is_empty() {
+            return Err(ewise_core::Error::InPlaceUnsupported {
+                operator: self.operator,
+                reason,
+            }
+            .into());
+        }
+        self.check_span(TensorRole::Input, self.in_span, data.len())?;
+        let total = self
+            .input
+            .total_tensor_size_in_bytes
+            .max(self.output.total_tensor_size_in_bytes);
+        let buffer = GpuBuffer::zeroed(device, total)?;
+        let data = &mut data[..self.in_span as usize];
+        upload_prefix(device, &buffer, data)?;
+        let whole = BufferBinding::new(0, 0, total);
+        self.execute_async(&[&buffer], &[whole], &[whole]).await?;
+        download_prefix(device, &buffer, data).await
+    }
+
+    /// [`ewise_core::Error::BytesTooShort`] where `len` bytes cannot hold `required`.
+    fn check_span(&self, tensor: TensorRole, required: u64, len: usize) -> Result<()> {
+        if (len as u64) < required {
+            return Err(ewise_core::Error::BytesTooShort {
+                operator: self.operator,
+                tensor,
+                given: len as u64,
+                required,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Whether the output's elements cover every byte of its exact span.
+    fn dense_output(&self) -> bool {
+        let size = self.output.data_type.size_in_bytes().unwrap_or(0);
+        let elements = self.output.element_count().unwrap_or(0);
+        elements.checked_mul(size) == Some(self.out_span)
     }
 
     /// The vector kernel and its pipeline, reading through the output binding when
@@ -706,7 +867,7 @@ impl GpuCompiledOperator {
     /// Copies the words holding the input's span into a new buffer, for in-place
     /// execution between different layouts and for disjoint ranges of one buffer too far
     /// apart for one binding; the input is then read from the copy.
-    fn copy_to_scratch(
+    async fn copy_to_scratch(
         &self,
         buffer: &GpuBuffer,
         offset: u64,
@@ -740,7 +901,7 @@ impl GpuCompiledOperator {
                 (scratch.wgpu_buffer(), 0),
                 None,
             ));
-            batches.hand_over_full(&self.device, target)?;
+            batches.hand_over_full(&self.device, target).await?;
         }
         Ok(Source {
             buffer: scratch.wgpu_buffer().clone(),
@@ -980,12 +1141,12 @@ fn prepare(device: &GpuDevice, dispatches: &[Dispatch]) -> Recorded {
             .zip(groups)
             .map(|(d, group)| (Arc::clone(&d.pipeline), group, d.grid))
             .collect(),
-        #[cfg(test)]
+        #[cfg(all(test, not(target_arch = "wasm32")))]
         walks: dispatches.iter().map(|d| d.walk).collect(),
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 

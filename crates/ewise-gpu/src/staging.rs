@@ -107,7 +107,7 @@ impl StagingPool {
     }
 
     /// The sizes of the free buffers.
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn free_sizes(&self) -> Vec<u64> {
         sizes(&self.free)
     }
@@ -178,7 +178,7 @@ fn keep(sizes: &[u64], size: u64) -> Keep {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use crate::device::tests::any_device;

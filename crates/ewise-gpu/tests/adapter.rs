@@ -1,5 +1,6 @@
 //! Adapter choice without a usable adapter: typed errors that say what was tried, never
 //! a panic. One test, so that changing the environment races with nothing.
+#![cfg(not(target_arch = "wasm32"))]
 
 use ewise_gpu::{GpuDevice, GpuError, BACKEND_ENV};
 

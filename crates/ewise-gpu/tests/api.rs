@@ -2,6 +2,7 @@
 //! (one table, both backends), feature levels, caller-owned wgpu buffers, several
 //! operators recorded into one encoder, recording again with the same or other buffers,
 //! and transfers.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -8,6 +8,7 @@
 //! one case), which the parent kills when it outlives [`CHILD_TIMEOUT`] and which ends
 //! itself when its memory grows past [`RUNAWAY_BYTES`]: a regression fails the test
 //! instead of hanging the suite or exhausting the machine.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Every 8- and 16-bit pattern (float16, bfloat16, float8, 8/16-bit integers) and edge
 //! values plus random words of the 32- and 64-bit types, for every operator, NaN policy,
 //! mode and output type, bit for bit against `ewise-core`'s reference and the CPU backend.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

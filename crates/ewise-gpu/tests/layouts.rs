@@ -4,6 +4,7 @@
 //! another layout), on a device with the adapter's binding limit and on one whose limit
 //! is lowered so that every tensor is split into many dispatches. The GPU's buffers
 //! equal the CPU backend's byte for byte, sentinel bytes around the output included.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! chunks, bit for bit against `ewise-core`'s reference, for counts around the chunk
 //! length; runs stopped before a chunk; errors of the ends ending a run; one stream
 //! reused across runs of every size.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Measurement support: the baseline copy and read kernels move exactly the bytes asked
 //! for (split or not), wgpu's buffer copy is checked before it is recorded, and the timer
 //! gives durations for operators and copies, with timestamps where the device has them.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

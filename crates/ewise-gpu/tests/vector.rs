@@ -5,6 +5,7 @@
 //! buffer, runs split into many dispatches, and phases that never meet (the scalar
 //! fallback). The GPU's buffers equal the CPU backend's byte for byte, and bytes outside
 //! the output's elements keep their starting values.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

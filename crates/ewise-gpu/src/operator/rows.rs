@@ -157,7 +157,7 @@ impl GpuCompiledOperator {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::super::tests::{walks, walks_on};
     use super::*;
