@@ -12,6 +12,14 @@
 //! Work that must not be cut in two (renaming a set of finished outputs into place, or
 //! restoring the files they replaced) runs inside [`critical`]: the handler waits for it
 //! to finish before it removes anything and exits.
+//!
+//! On Windows, Ctrl-C and Ctrl-Break take the same path. Closing the console (and
+//! logging off or shutting down) is different: Windows ends the process as soon as the
+//! console handler that took the event returns, or 5 s after it was called. The `ctrlc`
+//! crate's handler returns at once, which would end the process before the command had
+//! stopped or removed its temporaries; so a handler of ours, called first, takes those
+//! events and does not return: it sets the flag, gives the command [`GRACE`] to stop by
+//! itself, then exits as after a second signal.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -49,6 +57,47 @@ pub fn install() {
             exit_now();
         });
     });
+    #[cfg(windows)]
+    console::install();
+}
+
+/// The console handler for the events after which Windows ends the process (see the
+/// module docs).
+#[cfg(windows)]
+mod console {
+    use std::sync::atomic::Ordering;
+
+    use windows_sys::core::BOOL;
+    use windows_sys::Win32::System::Console::{
+        SetConsoleCtrlHandler, CTRL_CLOSE_EVENT, CTRL_LOGOFF_EVENT, CTRL_SHUTDOWN_EVENT,
+    };
+
+    /// The events after which Windows ends the process.
+    const ENDING_EVENTS: [u32; 3] = [CTRL_CLOSE_EVENT, CTRL_LOGOFF_EVENT, CTRL_SHUTDOWN_EVENT];
+
+    /// Takes the ending events and never returns from them; passes every other event
+    /// (Ctrl-C, Ctrl-Break) on to the next handler, `ctrlc`'s, by returning FALSE.
+    unsafe extern "system" fn on_event(event: u32) -> BOOL {
+        if !ENDING_EVENTS.contains(&event) {
+            return 0;
+        }
+        if !super::INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::thread::sleep(super::GRACE);
+        }
+        super::exit_now()
+    }
+
+    /// Adds [`on_event`] after `ctrlc`'s handler, so that Windows calls it first (the
+    /// last added is called first). Without it (the system refused), closing the console
+    /// ends the process as before, which never leaves a partial output in place of OUT.
+    pub(super) fn install() {
+        // SAFETY: `on_event` is a function with the signature a console handler needs,
+        // valid for the life of the process; SetConsoleCtrlHandler takes no other
+        // pointer.
+        unsafe {
+            SetConsoleCtrlHandler(Some(on_event), 1);
+        }
+    }
 }
 
 /// Removes every registered temporary file and exits with [`EXIT_CODE`], after any

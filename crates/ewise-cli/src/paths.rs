@@ -2,7 +2,7 @@
 //! queries the output rules need (write permission, directory sync).
 
 use std::fmt::Display;
-use std::fs::{self, Metadata};
+use std::fs::{self, File, Metadata};
 use std::io;
 use std::path::Path;
 
@@ -43,34 +43,90 @@ fn os_wording(kind: io::ErrorKind) -> &'static str {
     }
 }
 
-/// Whether two metadata records describe the same file (same device and inode on
-/// Unix: catches other spellings, symbolic links and hard links).
-#[cfg(unix)]
-pub fn same_file(a: &Metadata, b: &Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
+/// A file's identity: device and inode on Unix; volume serial number and file index
+/// on Windows. Equal identities are one file, whatever the names (other spellings,
+/// symbolic links, hard links).
+pub type FileId = (u64, u64);
+
+/// Whether the files at `a` and `b`, with these metadata, are one file: by identity
+/// where the platform gives one ([`file_id`]), else (neither Unix nor Windows) by size
+/// and times, the caller comparing paths as well.
+pub fn same_file(a: &Path, a_meta: &Metadata, b: &Path, b_meta: &Metadata) -> bool {
+    match (file_id(a, a_meta), file_id(b, b_meta)) {
+        (Some(a), Some(b)) => a == b,
+        _ => same_size_and_times(a_meta, b_meta),
+    }
 }
 
-/// Whether two metadata records describe the same file (size and modification time
-/// where inodes are not available; paths are compared as well by the caller).
-#[cfg(not(unix))]
-pub fn same_file(a: &Metadata, b: &Metadata) -> bool {
+/// Whether two metadata records have the same size, modification and creation times:
+/// what tells one file where no identity is to be had.
+pub fn same_size_and_times(a: &Metadata, b: &Metadata) -> bool {
     a.len() == b.len()
         && a.modified().ok() == b.modified().ok()
         && a.created().ok() == b.created().ok()
 }
 
-/// A file's identity, device and inode, where the platform has one.
+/// The identity of the file at `path`, whose metadata is `meta` (Unix reads it there).
 #[cfg(unix)]
-pub fn file_id(meta: &Metadata) -> Option<(u64, u64)> {
+pub fn file_id(_path: &Path, meta: &Metadata) -> Option<FileId> {
     use std::os::unix::fs::MetadataExt;
     Some((meta.dev(), meta.ino()))
 }
 
-/// A file's identity: none without Unix inodes (callers compare paths and
-/// [`same_file`] instead).
-#[cfg(not(unix))]
-pub fn file_id(_meta: &Metadata) -> Option<(u64, u64)> {
+/// The identity of the file at `path` (links followed), asked of the file itself:
+/// Windows keeps it out of [`Metadata`] on stable Rust.
+#[cfg(windows)]
+pub fn file_id(path: &Path, _meta: &Metadata) -> Option<FileId> {
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_BACKUP_SEMANTICS;
+    // No access asked (only attributes), so another program's sharing mode does not
+    // matter; backup semantics open directories too. This is how `fs::metadata` opens.
+    let file = fs::OpenOptions::new()
+        .access_mode(0)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+        .ok()?;
+    file_id_of(&file)
+}
+
+/// No identity on other platforms (callers compare paths and [`same_file`] instead).
+#[cfg(not(any(unix, windows)))]
+pub fn file_id(_path: &Path, _meta: &Metadata) -> Option<FileId> {
+    None
+}
+
+/// The identity of an open file.
+#[cfg(unix)]
+pub fn file_id_of(file: &File) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|meta| (meta.dev(), meta.ino()))
+}
+
+/// The identity of an open file: `GetFileInformationByHandle`'s volume serial number
+/// and file index.
+#[cfg(windows)]
+pub fn file_id_of(file: &File) -> Option<FileId> {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Storage::FileSystem::{
+        GetFileInformationByHandle, BY_HANDLE_FILE_INFORMATION,
+    };
+
+    // SAFETY: plain data, all zeros a valid value.
+    let mut information: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+    // SAFETY: the handle is open for the call (borrowed from `file`), and
+    // `information` is a writable BY_HANDLE_FILE_INFORMATION.
+    let done = unsafe { GetFileInformationByHandle(file.as_raw_handle(), &mut information) };
+    (done != 0).then(|| {
+        (
+            u64::from(information.dwVolumeSerialNumber),
+            u64::from(information.nFileIndexHigh) << 32 | u64::from(information.nFileIndexLow),
+        )
+    })
+}
+
+/// No identity on other platforms.
+#[cfg(not(any(unix, windows)))]
+pub fn file_id_of(_file: &File) -> Option<FileId> {
     None
 }
 
@@ -107,16 +163,52 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
     accessat(CWD, path, access, AtFlags::EACCESS).map_err(io::Error::from)
 }
 
-/// Checks that `path` is not marked read-only: without Unix's `access`, the read-only
-/// attribute is what a write would be refused for (ACLs are left to the write itself).
+/// Checks that the file `path` is not marked read-only: without Unix's `access`, the
+/// read-only attribute is what a write would be refused for (ACLs are left to the write
+/// itself). A directory always passes: Windows does not honour the attribute on
+/// directories (Explorer sets it on folders it customises, which still take new files),
+/// so whether one takes files is left to the creation of the temporary.
 #[cfg(not(unix))]
 pub fn check_writable(path: &Path) -> io::Result<()> {
-    if fs::metadata(path)?.permissions().readonly() {
+    let meta = fs::metadata(path)?;
+    if !meta.is_dir() && meta.permissions().readonly() {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
-            "it is read-only",
+            "it has the read-only attribute",
         ));
     }
+    Ok(())
+}
+
+/// Checks that no other program holds the file `path` open in a way that stops its
+/// replacement: on Windows, open without `FILE_SHARE_DELETE` (as a program that maps
+/// it, such as numpy's `mmap_mode`, or an editor, may), which makes a rename over it
+/// fail. Asked by opening it for deletion (`DELETE` access) and closing it at once;
+/// only a sharing violation counts, the rename deciding anything else.
+#[cfg(windows)]
+pub fn check_not_held(path: &Path) -> io::Result<()> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const DELETE: u32 = 0x0001_0000;
+    const FILE_SHARE_ALL: u32 = 0x7;
+    const ERROR_SHARING_VIOLATION: i32 = 32;
+    match fs::OpenOptions::new()
+        .access_mode(DELETE)
+        .share_mode(FILE_SHARE_ALL)
+        .open(path)
+    {
+        Err(e) if e.raw_os_error() == Some(ERROR_SHARING_VIOLATION) => Err(io::Error::new(
+            e.kind(),
+            format!(
+                "another program has it open without sharing its deletion (os error {ERROR_SHARING_VIOLATION}); close it there, then run again"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Nothing to check where an open file never stops a rename over it.
+#[cfg(not(windows))]
+pub fn check_not_held(_path: &Path) -> io::Result<()> {
     Ok(())
 }
 

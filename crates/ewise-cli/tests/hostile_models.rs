@@ -4,11 +4,15 @@
 //! byte from outside the folder reaches OUTDIR. A size memory cannot hold is streamed
 //! within an address-space limit, and a data file shrunk while it is streamed ends the
 //! run with one line and no output.
-#![cfg(unix)]
+//!
+//! The tests run on Windows too (FIFOs and address-space limits stay Unix's), where the
+//! links are symbolic links (a link this system cannot make skips its test, saying so
+//! in one line: Windows without the privilege, or wine 8.0, whose `CreateSymbolicLinkW`
+//! reports success and makes nothing), and where a location naming a DOS device
+//! (`NUL`, `COM1`, `sub\CON`) is refused without opening it.
 
 mod common;
 
-use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use common::*;
@@ -111,10 +115,48 @@ fn the_control_model_copies_its_data_verbatim() {
     assert_eq!(data, b"inside");
 }
 
+/// Makes `link` a symbolic link to `target` (a directory if `dir`), and returns whether
+/// one is now there; where none is (the system refused, or as wine 8.0 does, reported
+/// success and made nothing), says on one line that `test` skips (on Unix, fails).
+fn symlink(test: &str, target: &Path, link: &Path, dir: bool) -> bool {
+    #[cfg(unix)]
+    let made = {
+        let _ = dir;
+        std::os::unix::fs::symlink(target, link)
+    };
+    #[cfg(windows)]
+    let made = if dir {
+        std::os::windows::fs::symlink_dir(target, link)
+    } else {
+        std::os::windows::fs::symlink_file(target, link)
+    };
+    let why = match made {
+        Err(e) => e.to_string(),
+        Ok(()) => match std::fs::symlink_metadata(link) {
+            Ok(m) if m.file_type().is_symlink() => return true,
+            Ok(m) => format!("it made a {:?} instead", m.file_type()),
+            Err(e) => format!("it reported success but made nothing: {e}"),
+        },
+    };
+    if cfg!(unix) {
+        panic!("{test}: cannot make a symbolic link: {why}");
+    }
+    eprintln!("{test}: SKIPPED: this system cannot make a symbolic link ({why})");
+    false
+}
+
 #[test]
 fn data_linked_to_a_file_outside_the_folder_is_refused() {
     let a = archive();
-    symlink(a.outside.join("secret"), a.model_dir.join("w.bin")).unwrap();
+    let test = "data_linked_to_a_file_outside_the_folder_is_refused";
+    if !symlink(
+        test,
+        &a.outside.join("secret"),
+        &a.model_dir.join("w.bin"),
+        false,
+    ) {
+        return;
+    }
     let out = a.run(&exfiltrating_model(external(SECRET.len() as u64, "w.bin")));
     let err = assert_error(&out, &["\"w.bin\"", "symbolic link"]);
     assert!(!err.contains("OPENSSH"), "{err}");
@@ -124,7 +166,10 @@ fn data_linked_to_a_file_outside_the_folder_is_refused() {
 #[test]
 fn data_behind_a_linked_directory_is_refused() {
     let a = archive();
-    symlink(&a.outside, a.model_dir.join("weights")).unwrap();
+    let test = "data_behind_a_linked_directory_is_refused";
+    if !symlink(test, &a.outside, &a.model_dir.join("weights"), true) {
+        return;
+    }
     let out = a.run(&exfiltrating_model(external(
         SECRET.len() as u64,
         "weights/secret",
@@ -134,6 +179,7 @@ fn data_behind_a_linked_directory_is_refused() {
 }
 
 #[test]
+#[cfg(unix)]
 fn data_that_is_a_fifo_is_refused_without_waiting_for_a_writer() {
     let a = archive();
     mkfifo(&a.model_dir.join("w.bin"));
@@ -151,8 +197,69 @@ fn a_claim_beyond_the_file_is_one_line_naming_the_tensor_and_sizes() {
     a.assert_no_output();
 }
 
+/// Locations that leave the model's folder, whatever the separator: refused naming the
+/// location, with nothing from outside in the message or in OUTDIR.
+#[test]
+fn data_outside_the_folder_by_an_absolute_or_parent_location_is_refused() {
+    let a = archive();
+    let absolute = a.outside.join("secret");
+    let mut locations = vec![
+        absolute.to_str().unwrap().to_string(),
+        "../outside/secret".to_string(),
+        "weights/../../outside/secret".to_string(),
+    ];
+    if cfg!(windows) {
+        locations.extend([
+            r"..\outside\secret".to_string(),
+            r"C:secret".to_string(),
+            r"\\?\".to_string() + absolute.to_str().unwrap(),
+        ]);
+    }
+    for location in &locations {
+        let out = a.run(&exfiltrating_model(external(SECRET.len() as u64, location)));
+        let err = assert_error(
+            &out,
+            &[
+                &format!("external data location {location:?} of tensor \"w\""),
+                "resolves outside the model's directory",
+            ],
+        );
+        assert!(!err.contains("OPENSSH"), "{err}");
+        a.assert_no_output();
+    }
+}
+
+/// A location naming a DOS device (which Windows opens whatever directory it is in) is
+/// refused without being opened: opening `COM1` can block, `CON` reads the console.
+#[test]
+#[cfg(windows)]
+fn data_at_a_dos_device_name_is_refused_without_opening_it() {
+    let a = archive();
+    std::fs::create_dir(a.model_dir.join("sub")).unwrap();
+    for (location, why) in [
+        ("NUL", "is a character device"),
+        ("COM1", "is a character device"),
+        ("CON", "is a character device"),
+        (r"sub\NUL", "is a character device"),
+        (
+            r"NUL\w.bin",
+            "passes through \"NUL\", which is not a directory",
+        ),
+    ] {
+        let out = a.run(&exfiltrating_model(external(4, location)));
+        assert_error(
+            &out,
+            &[&format!(
+                "external data location {location:?} of tensor \"w\" {why}"
+            )],
+        );
+        a.assert_no_output();
+    }
+}
+
 /// The temporary `ewise run` writes `w.npy` into, in `outdir`, and its size, once it
 /// exists.
+#[cfg(target_os = "linux")]
 fn temporary_size(outdir: &Path) -> Option<u64> {
     std::fs::read_dir(outdir)
         .ok()?

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 
 use crate::interrupt;
-use crate::paths::{at, describe_io, file_id, same_file, sync_dir};
+use crate::paths::{
+    at, check_not_held, describe_io, file_id, file_id_of, same_size_and_times, sync_dir, FileId,
+};
 
 use super::target::Target;
 use super::temporary::{create_temporary, create_unique, Temporary};
@@ -21,8 +23,9 @@ use super::temporary::{create_temporary, create_unique, Temporary};
 pub struct Staged {
     temp: Temporary,
     target: Target,
-    /// The temporary's metadata, to recognise the file once renamed.
+    /// The temporary's metadata and identity, to recognise the file once renamed.
     written: Metadata,
+    written_id: Option<FileId>,
 }
 
 impl Staged {
@@ -32,10 +35,12 @@ impl Staged {
         let written = file
             .metadata()
             .map_err(|e| at(target.given(), describe_io("cannot read metadata", &e)))?;
+        let written_id = file_id_of(&file);
         Ok(Staged {
             temp,
             target,
             written,
+            written_id,
         })
     }
 }
@@ -46,23 +51,21 @@ impl Staged {
 /// Created with `keep_open`, it holds the file open until finished. Without, it holds
 /// no file open between calls: each [`Staging::append`] and [`Staging::finish`] opens
 /// the temporary again by its path, without following a symbolic link, and refuses it
-/// unless it is still the file created (same device and inode), so any number of
+/// unless it is still the file created (same identity), so any number of
 /// outputs can be written at once under a low limit on open files.
 #[derive(Debug)]
 pub struct Staging {
     temp: Temporary,
     target: Target,
     file: Option<File>,
-    created: Metadata,
+    created: Option<FileId>,
 }
 
 impl Staging {
     /// Creates the temporary file for `target`, empty.
     pub fn create(target: &Target, keep_open: bool) -> Result<Staging> {
         let (temp, file) = create_temporary(target)?;
-        let created = file
-            .metadata()
-            .map_err(|e| at(target.given(), describe_io("cannot read metadata", &e)))?;
+        let created = file_id_of(&file);
         Ok(Staging {
             temp,
             target: target.clone(),
@@ -111,10 +114,7 @@ impl Staging {
             )
         };
         let file = options.open(&self.temp.path).map_err(|_| replaced())?;
-        let meta = file
-            .metadata()
-            .map_err(|e| at(given, describe_io("cannot read metadata", &e)))?;
-        if file_id(&meta) != file_id(&self.created) {
+        if file_id_of(&file) != self.created {
             return Err(replaced());
         }
         Ok(file)
@@ -138,6 +138,7 @@ struct Renamed {
     target: Target,
     prior: Prior,
     written: Metadata,
+    written_id: Option<FileId>,
 }
 
 /// Renames finished outputs over their targets, all or none, as the module docs
@@ -151,11 +152,13 @@ pub fn commit_all(outputs: Vec<Staged>) -> Result<()> {
     let mut seen_dirs: HashSet<PathBuf> = HashSet::new();
     let mut failure = None;
     let mut problems = Vec::new();
+    let mut left = Vec::new();
     for (i, staged) in outputs.into_iter().enumerate() {
         let Staged {
             temp,
             target,
             written,
+            written_id,
         } = staged;
         let dir = target.dir();
         if seen_dirs.insert(dir.clone()) {
@@ -186,7 +189,16 @@ pub fn commit_all(outputs: Vec<Staged>) -> Result<()> {
                         problems.push(problem);
                     }
                 }
-                Prior::Linked(copy) => drop(copy),
+                Prior::Linked(copy) => {
+                    let path = copy.path.clone();
+                    if let Err(e) = copy.remove() {
+                        left.push(format!(
+                            "{}, a copy of {} kept for the commit, could not be removed ({e})",
+                            path.display(),
+                            target.path().display()
+                        ));
+                    }
+                }
                 Prior::Absent | Prior::Unkept => {}
             }
             break;
@@ -196,6 +208,7 @@ pub fn commit_all(outputs: Vec<Staged>) -> Result<()> {
             target,
             prior,
             written,
+            written_id,
         });
     }
     let Some(failure) = failure else {
@@ -211,21 +224,26 @@ pub fn commit_all(outputs: Vec<Staged>) -> Result<()> {
             ));
         }
     }
+    let left = if left.is_empty() {
+        String::new()
+    } else {
+        format!("; left behind: {}", left.join("; "))
+    };
     if !problems.is_empty() {
         return Err(anyhow!(
-            "{failure}; restoring the files as they were then failed: {}",
+            "{failure}; restoring the files as they were then failed: {}{left}",
             problems.join("; ")
         ));
     }
     if count == 1 {
-        return Err(failure);
+        return Err(anyhow!("{failure}{left}"));
     }
     let undone = match undone {
         0 => "no file was changed".to_string(),
         1 => "the output renamed before it was undone, so every file is as it was".to_string(),
         n => format!("the {n} outputs renamed before it were undone, so every file is as it was"),
     };
-    Err(anyhow!("{failure}; {undone}"))
+    Err(anyhow!("{failure}; {undone}{left}"))
 }
 
 /// Every rename succeeded: syncs the directories, then removes the copies.
@@ -258,8 +276,11 @@ fn finish_commit(renamed: Vec<Renamed>, dirs: &[PathBuf]) -> Result<()> {
 
 /// Keeps what is at `target` before an output replaces it: a hard link to it, or where
 /// the file system cannot link, the file itself renamed aside. A directory is left
-/// alone (the rename onto it then fails).
+/// alone (the rename onto it then fails). On Windows a file another program holds open
+/// without sharing its deletion is refused first: the rename over it would fail, and a
+/// hard link to it could not be removed while it is held.
 fn keep_prior(target: &Target) -> io::Result<Prior> {
+    check_not_held(target.path())?;
     let dir = target.dir();
     let name = target.path().file_name().unwrap_or(OsStr::new("output"));
     let link_error = match create_unique(&dir, name, |copy| fs::hard_link(target.path(), copy)) {
@@ -323,8 +344,13 @@ fn undo(renamed: Vec<Renamed>) -> Vec<String> {
                 output.target.path().display()
             )),
             Prior::Absent => {
-                let ours = fs::symlink_metadata(output.target.path())
-                    .is_ok_and(|meta| same_file(&meta, &output.written));
+                let path = output.target.path();
+                let ours = fs::symlink_metadata(path).is_ok_and(|meta| {
+                    match (file_id(path, &meta), output.written_id) {
+                        (Some(now), Some(written)) => now == written,
+                        _ => same_size_and_times(&meta, &output.written),
+                    }
+                });
                 if ours {
                     if let Err(e) = fs::remove_file(output.target.path()) {
                         problems.push(format!(

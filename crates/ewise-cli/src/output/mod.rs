@@ -58,11 +58,16 @@
 //!
 //! # Other platforms
 //!
-//! Without Unix (Windows): "may not write" is the read-only attribute; directories are
-//! not synced (the standard library cannot open one; NTFS journals renames); there are
-//! no FIFOs, so a device is opened as usual, and the null device (`NUL`), whose
-//! metadata Windows does not give, is recognised by its name; new files get the system's default
-//! permissions. Everything else is as above.
+//! Without Unix (Windows): "may not write" is the read-only attribute of a file (not of
+//! a directory, where Windows does not honour it: the creation of the temporary
+//! decides); a file another program holds open without `FILE_SHARE_DELETE`, which no
+//! rename can replace, is refused as well, before anything is read, and again at the
+//! commit before a copy of it is kept; a file name over 255 UTF-16 units is refused;
+//! file identity is the volume serial number and file index; directories are not synced
+//! (the standard library cannot open one; NTFS journals renames); there are no FIFOs, so
+//! a device is opened as usual, and the null device (`NUL`), whose metadata Windows does
+//! not give, is recognised by its name; new files get the system's default permissions.
+//! Everything else is as above.
 
 mod commit;
 mod liveness;

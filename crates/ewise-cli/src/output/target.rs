@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
-use crate::paths::{at, check_writable, describe_io, ends_with_separator, same_file, same_path};
+use crate::paths::{
+    at, check_not_held, check_writable, describe_io, ends_with_separator, same_file, same_path,
+};
 
 /// Symbolic links followed from an output path before giving up (Linux's limit).
 const MAX_LINKS: usize = 40;
@@ -69,6 +71,7 @@ impl Target {
                 Ok(meta) => meta,
                 Err(e) => {
                     check_directory(given, &path)?;
+                    check_name_length(given, &path)?;
                     if e.kind() != io::ErrorKind::NotFound {
                         return Err(at(given, describe_io("cannot read metadata", &e)));
                     }
@@ -156,7 +159,8 @@ impl Target {
         parent_dir(&self.path)
     }
 
-    /// Refuses an existing file this process may not write (see the module docs).
+    /// Refuses an existing file this process may not write, or (Windows) that another
+    /// program holds open so that it cannot be replaced (see the module docs).
     pub fn check_replaceable(&self) -> Result<()> {
         if let Existing::File(meta) = &self.existing {
             if let Err(e) = check_writable(&self.path) {
@@ -165,10 +169,12 @@ impl Target {
                     format!(
                         "{}{}; like cp, ewise replaces only files you may write",
                         describe_io("cannot replace it", &e),
-                        mode_note(meta)
+                        mode_note(&self.path, meta)
                     ),
                 ));
             }
+            check_not_held(&self.path)
+                .map_err(|e| at(&self.given, describe_io("cannot replace it now", &e)))?;
         }
         Ok(())
     }
@@ -188,7 +194,7 @@ impl Target {
     pub(super) fn check_not_input(&self, input: &Path, input_meta: &Metadata) -> Result<()> {
         let same = match &self.existing {
             Existing::File(meta) | Existing::Special(Some(meta)) => {
-                same_file(meta, input_meta) || same_path(&self.path, input)
+                same_file(&self.path, meta, input, input_meta) || same_path(&self.path, input)
             }
             Existing::Special(None) => same_path(&self.path, input),
             Existing::Absent | Existing::Directory => false,
@@ -220,18 +226,54 @@ impl Target {
     }
 }
 
-/// `, mode 0444` for a file whose permissions explain a refusal (Unix only).
-fn mode_note(meta: &Metadata) -> String {
+/// What explains a refusal of the file `path`: ` (mode 0444)` on Unix; on Windows, for a
+/// read-only file, how to clear the attribute.
+fn mode_note(path: &Path, meta: &Metadata) -> String {
     #[cfg(unix)]
     {
+        let _ = path;
         use std::os::unix::fs::PermissionsExt;
         format!(" (mode {:04o})", meta.permissions().mode() & 0o7777)
     }
     #[cfg(not(unix))]
     {
-        let _ = meta;
-        String::new()
+        if meta.permissions().readonly() {
+            format!(" (`attrib -R {}` clears it)", path.display())
+        } else {
+            String::new()
+        }
     }
+}
+
+/// The most UTF-16 units Windows takes in a file name.
+#[cfg(windows)]
+const MAX_NAME_UNITS: usize = 255;
+
+/// Refuses a target whose file name is longer than Windows takes, naming `given`:
+/// checked here, before anything is read, because what the system says of such a name
+/// varies (under wine, whose host keeps 255 bytes, "file not found", and only at the
+/// final rename).
+#[cfg(windows)]
+fn check_name_length(given: &Path, path: &Path) -> Result<()> {
+    let units = path.file_name().map_or(0, |name| {
+        std::os::windows::ffi::OsStrExt::encode_wide(name).count()
+    });
+    if units > MAX_NAME_UNITS {
+        return Err(at(
+            given,
+            format!(
+                "its file name is {units} UTF-16 units long; Windows takes file names of at most {MAX_NAME_UNITS}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Names too long are refused by the system itself (`ENAMETOOLONG`), before anything
+/// is read.
+#[cfg(not(windows))]
+fn check_name_length(_given: &Path, _path: &Path) -> Result<()> {
+    Ok(())
 }
 
 /// Whether `path` names Windows' null device, which has no file metadata: `NUL` in

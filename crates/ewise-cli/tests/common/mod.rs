@@ -15,11 +15,15 @@ mod models;
 #[allow(unused_imports)]
 pub use models::*;
 
-#[cfg(unix)]
 mod process;
-#[cfg(unix)]
 #[allow(unused_imports)]
 pub use process::*;
+
+#[cfg(windows)]
+mod console;
+#[cfg(windows)]
+#[allow(unused_imports)]
+pub use console::*;
 
 /// Environment variable naming a command line that runs the `ewise` binary for the
 /// tests, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu` when it is cross-compiled
@@ -88,7 +92,12 @@ pub fn stderr(out: &Output) -> String {
 
 /// Asserts a run succeeded, showing its stderr if not.
 pub fn assert_ok(out: &Output) {
-    assert!(out.status.success(), "ewise failed: {}", stderr(out));
+    assert!(
+        out.status.success(),
+        "ewise failed ({}): {}",
+        out.status,
+        stderr(out)
+    );
 }
 
 /// Asserts a run failed cleanly: exit code 1, one line on stderr that starts with

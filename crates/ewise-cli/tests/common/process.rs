@@ -1,25 +1,28 @@
 //! A running `ewise` as a child process: started with its output piped, sent signals
-//! with `kill -s`, watched until something holds and waited for with a deadline.
+//! with `kill -s` (Unix), watched until something holds and waited for with a deadline.
 
 use std::io::Read;
-use std::process::{Child, Command, ExitStatus, Stdio};
+#[cfg(unix)]
+use std::process::Command;
+use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{ewise_command, wait_within};
+use super::{ewise_command, start, wait_within};
 
 /// Starts `ewise ARGS` with standard input empty and standard output and error piped
 /// (read them with [`finish_within`]).
-pub fn spawn_ewise(args: &[&str]) -> Child {
-    ewise_command()
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the ewise binary starts")
+pub fn spawn_ewise<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Child {
+    start(
+        ewise_command()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
 }
 
 /// Sends `signal` (a name such as `INT`, `TERM` or `HUP`) to `child` with `kill -s`.
+#[cfg(unix)]
 pub fn send_signal(child: &Child, signal: &str) {
     let status = Command::new("kill")
         .args(["-s", signal, &child.id().to_string()])

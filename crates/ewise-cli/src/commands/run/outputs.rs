@@ -85,7 +85,7 @@ pub(super) fn plan_outputs(
             read_paths.insert(canonical, (path, what));
         }
         if let Ok(meta) = fs::metadata(path) {
-            match file_id(&meta) {
+            match file_id(path, &meta) {
                 Some(id) => {
                     read_ids.insert(id, (path, what));
                 }
@@ -115,7 +115,7 @@ pub(super) fn plan_outputs(
         match target.existing() {
             Existing::Absent => {}
             Existing::File(meta) => {
-                let id = file_id(meta);
+                let id = file_id(target.path(), meta);
                 let read = read_paths
                     .get(&key)
                     .or_else(|| id.and_then(|id| read_ids.get(&id)))
@@ -123,7 +123,7 @@ pub(super) fn plan_outputs(
                     .or_else(|| {
                         read_meta
                             .iter()
-                            .find(|(_, _, m)| same_file(meta, m))
+                            .find(|(p, _, m)| same_file(target.path(), meta, p, m))
                             .map(|(p, what, _)| (*p, *what))
                     });
                 if let Some((path, what)) = read {
