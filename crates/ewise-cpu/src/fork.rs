@@ -170,7 +170,8 @@ mod imp {
     }
 }
 
-#[cfg(test)]
+/// Threads ask at once: not on wasm32, which has none.
+#[cfg(all(test, not(target_family = "wasm")))]
 mod tests {
     use std::sync::atomic::AtomicUsize;
 

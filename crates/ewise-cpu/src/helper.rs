@@ -246,8 +246,16 @@ impl Drop for Taken {
     }
 }
 
+/// Whether this target has no threads to start (wasm32, where `std::thread::spawn`
+/// fails): then there are no helpers, [`run`] runs every job on the caller, and nothing
+/// reads the clock, which wasm32-unknown-unknown does not have.
+const NO_THREADS: bool = cfg!(target_family = "wasm");
+
 /// How many helper threads this process generation has (starting them on first use).
 pub(crate) fn count() -> usize {
+    if NO_THREADS {
+        return 0;
+    }
     helpers().slots().len()
 }
 
@@ -257,6 +265,10 @@ pub(crate) fn count() -> usize {
 /// posted to a helper that has not started it once the caller's own jobs are done runs
 /// on the caller instead. A job that panics on a helper panics here.
 pub(crate) fn run<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), jobs: usize, wake: bool) {
+    if NO_THREADS {
+        (0..jobs).for_each(job);
+        return;
+    }
     let helpers = helpers();
     let slots = helpers.slots();
     let frequent = helpers.called_recently();
@@ -331,6 +343,7 @@ fn wake_helper(slot: &Slot) {
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
+    #[cfg(not(target_family = "wasm"))]
     use std::sync::Mutex;
 
     use super::*;
@@ -356,6 +369,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     fn callers_on_several_threads_share_the_helpers() {
         thread::scope(|s| {
             for t in 0..4 {
@@ -374,6 +388,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     fn a_panicking_job_on_a_helper_panics_in_the_caller() {
         thread::sleep(Duration::from_millis(1));
         // Wake the helpers and give them time to be awake.
@@ -394,6 +409,7 @@ mod tests {
     /// With `wake`, a helper that went to sleep is woken and runs a job. (Other tests
     /// share the helpers, so a try counts only when the helper was asleep just before.)
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     fn large_work_wakes_a_sleeping_helper() {
         let Some(slot) = helpers().slots().first() else {
             return;

@@ -119,11 +119,12 @@ pub const MEDIUM_THRESHOLD_BYTES: u64 = 256 << 10;
 /// pool's workers exit once the executions that hold it finish. Before a second
 /// replacement, the one before it must have finished, so at most one replaced pool has
 /// workers at any time. Callers fetch the pool for each execution and keep it no longer.
+/// wasm32 starts no threads, so it has no pool.
 pub(crate) fn pool(helpers: usize) -> Option<Arc<ThreadPool>> {
     static POOLS: PerProcess<Mutex<Pools>> = PerProcess::new();
     let cap = max_threads() - 1;
     let helpers = helpers.min(cap);
-    if helpers == 0 {
+    if helpers == 0 || cfg!(target_family = "wasm") {
         return None;
     }
     let mut pools = POOLS

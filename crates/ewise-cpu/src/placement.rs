@@ -13,8 +13,6 @@
 //! it had ([`Placement::settle`]): nothing stays pinned, and the system may place the
 //! helper anywhere again later. Elsewhere than Linux both do nothing.
 
-use std::sync::Mutex;
-
 /// One helper thread's placement: which thread it is, and the CPUs to give back to it
 /// after a steered wake-up.
 pub(crate) struct Placement {
@@ -53,8 +51,7 @@ impl Placement {
 mod imp {
     use std::mem::{size_of, zeroed};
     use std::sync::atomic::{AtomicI32, Ordering};
-
-    use super::Mutex;
+    use std::sync::Mutex;
 
     pub(super) struct State {
         /// The helper's thread id; 0 before it registers.

@@ -41,8 +41,8 @@ pub(crate) trait Isa: Send + Sync + 'static {
     }
 }
 
-/// The baseline of the target (SSE2 on x86-64, NEON on aarch64), vectorized by the
-/// compiler.
+/// The baseline of the target (SSE2 on x86-64, NEON on aarch64, SIMD128 on wasm32 when
+/// built with it, scalar otherwise), vectorized by the compiler where it can.
 pub(crate) struct Portable;
 
 impl Isa for Portable {
@@ -159,16 +159,21 @@ pub enum InstructionSet {
     /// x86-64 with AVX-512 F, BW, DQ and VL: hand-written SIGN and IS_INFINITY loops in
     /// 64-byte vectors with mask registers, AVX2 elsewhere.
     Avx512,
+    /// wasm32 built with SIMD128 (`-C target-feature=+simd128`; WebAssembly has no
+    /// run-time detection): hand-written SIGN and IS_INFINITY loops on `v128`, the
+    /// compiler's SIMD128 loops elsewhere.
+    Simd128,
 }
 
 impl InstructionSet {
-    /// Lower-case name: `portable`, `avx2`, `avx512` or `neon`.
+    /// Lower-case name: `portable`, `avx2`, `avx512`, `neon` or `simd128`.
     pub fn name(self) -> &'static str {
         match self {
             InstructionSet::Portable => "portable",
             InstructionSet::Avx2 => "avx2",
             InstructionSet::Avx512 => "avx512",
             InstructionSet::Neon => "neon",
+            InstructionSet::Simd128 => "simd128",
         }
     }
 
@@ -186,6 +191,9 @@ impl InstructionSet {
         if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
             v.push(InstructionSet::Neon);
         }
+        if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+            v.push(InstructionSet::Simd128);
+        }
         v
     }
 }
@@ -201,8 +209,8 @@ pub(crate) fn avx512() -> bool {
 
 /// The instruction set chosen for this process, unless [`FORCE_PORTABLE_ENV`] or
 /// [`ISA_ENV`] say otherwise: the widest of [`InstructionSet::available`] (AVX-512 or
-/// AVX2 where an x86-64 CPU has them, NEON on aarch64, where every CPU has it); the
-/// portable loops everywhere else.
+/// AVX2 where an x86-64 CPU has them, NEON on aarch64, where every CPU has it, SIMD128
+/// in wasm32 builds with it); the portable loops everywhere else.
 pub fn selected() -> InstructionSet {
     static CHOICE: OnceLock<InstructionSet> = OnceLock::new();
     *CHOICE.get_or_init(|| {
@@ -242,5 +250,16 @@ mod tests {
         assert_eq!(choose(&all, Some("AVX2")), Avx512);
         assert_eq!(choose(&all, Some("sse9")), Avx512);
         assert_eq!(choose(&[Portable], Some("avx2")), Portable);
+    }
+
+    /// SIMD128 is offered exactly in wasm32 builds with it, after the portable loops.
+    #[test]
+    fn simd128_is_available_exactly_in_builds_with_it() {
+        let available = InstructionSet::available();
+        let simd128 = cfg!(all(target_arch = "wasm32", target_feature = "simd128"));
+        assert_eq!(available.contains(&InstructionSet::Simd128), simd128);
+        if cfg!(target_family = "wasm") {
+            assert_eq!(available.len(), 1 + usize::from(simd128));
+        }
     }
 }

@@ -43,16 +43,27 @@ mod formats;
 mod is_infinity_avx2;
 #[cfg(target_arch = "x86_64")]
 mod is_infinity_avx512;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod is_infinity_wasm;
 pub(crate) mod isa;
 mod ops;
 #[cfg(target_arch = "x86_64")]
 mod sign_avx2;
 #[cfg(target_arch = "x86_64")]
 mod sign_avx512;
-#[cfg(test)]
+#[cfg(all(
+    test,
+    any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon"),
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )
+))]
 mod sign_cases;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 mod sign_neon;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod sign_wasm;
 #[cfg(target_arch = "x86_64")]
 mod sign_x86;
 mod slice;
@@ -157,6 +168,8 @@ pub(crate) fn sign_on(
         }
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
         InstructionSet::Neon => sign_neon::kernel(data_type, policy),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        InstructionSet::Simd128 => sign_wasm::kernel(data_type, policy),
         _ => sign_for::<Portable>(data_type, policy),
     }
 }
@@ -176,6 +189,9 @@ pub(crate) fn is_infinity_on(
         InstructionSet::Avx512 => is_infinity_avx512::kernel(data_type, mode)
             .or_else(|| is_infinity_avx2::kernel(data_type, mode))
             .or_else(|| is_infinity_for::<isa::Avx2>(data_type, mode)),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        InstructionSet::Simd128 => is_infinity_wasm::kernel(data_type, mode)
+            .or_else(|| is_infinity_for::<Portable>(data_type, mode)),
         _ => is_infinity_for::<Portable>(data_type, mode),
     }
 }
