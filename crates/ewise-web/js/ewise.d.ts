@@ -1,0 +1,265 @@
+// Types of the npm package `ewise` (ewise.js).
+
+/** What `init` may load the WebAssembly module from. */
+export type InitSource =
+  | string
+  | URL
+  | Request
+  | Response
+  | Promise<Response>
+  | BufferSource
+  | WebAssembly.Module;
+
+/**
+ * Loads and instantiates the WebAssembly module; every other function needs it done.
+ * With no argument it finds `ewise_web_bg.wasm` beside the entry module (`fetch` in a
+ * browser, the file system in Node). Calling it again returns the same promise.
+ */
+export function init(source?: InitSource): Promise<void>;
+
+/** Arrays `sign` takes (`Float16Array` where the runtime has it). */
+export type SignArray =
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array
+  | Float32Array
+  | Float64Array;
+
+/** Arrays `isInfinity` takes: `Uint16Array` holds float16 or bfloat16 bit patterns and
+ * needs `dtype`. */
+export type FloatArray = Float32Array | Float64Array | Uint16Array;
+
+/** Element types; "float16" and "bfloat16" are given as `Uint16Array` bit patterns (or,
+ * for "float16", a `Float16Array`). */
+export type DType =
+  | "int8"
+  | "uint8"
+  | "int16"
+  | "uint16"
+  | "int32"
+  | "uint32"
+  | "int64"
+  | "uint64"
+  | "float16"
+  | "bfloat16"
+  | "float32"
+  | "float64";
+
+/** What SIGN gives for NaN: +0 ("zero", DirectML's formula) or the NaN itself, bit for
+ * bit ("propagate", ONNX's reference and numpy). */
+export type NanPolicy = "zero" | "propagate";
+
+/** Which infinities IS_INFINITY detects; "neither" detects none. */
+export type InfinityMode = "either" | "positive" | "negative" | "neither";
+
+export interface SignOptions<T> {
+  /** Default "zero". */
+  nan?: NanPolicy;
+  /** The element type; needed only for float16 and bfloat16 in a `Uint16Array`. */
+  dtype?: DType;
+  /** Where to write: an array of `x`'s type and length, or `x` itself (in place). */
+  out?: T;
+}
+
+export interface IsInfinityOptions {
+  /** Default "either". */
+  mode?: InfinityMode;
+  /** "float16" or "bfloat16" for a `Uint16Array` of bit patterns. */
+  dtype?: DType;
+  /** Where to write: a `Uint8Array` of `x`'s length. */
+  out?: Uint8Array;
+}
+
+/**
+ * The sign of each element: -1, +0 or +1 of `x`'s type (+0 for -0; NaN as `nan` says;
+ * the most negative integer gives -1). Returns `options.out` or a new array of `x`'s
+ * type.
+ */
+export function sign<T extends SignArray>(x: T, options?: SignOptions<T>): T;
+
+/** 1 where an element of `x` is an infinity `mode` selects, else 0. Returns
+ * `options.out` or a new `Uint8Array`. */
+export function isInfinity(x: FloatArray, options?: IsInfinityOptions): Uint8Array;
+
+export interface GpuOptions {
+  /** Accept a software adapter (SwiftShader); default true. */
+  allowSoftware?: boolean;
+}
+
+/** A GPU device over WebGPU; its operations give the CPU's bits. */
+export class GpuDevice {
+  private constructor();
+  /** The adapter: name, backend, type and driver. */
+  readonly adapter: string;
+  sign<T extends SignArray>(x: T, options?: SignOptions<T>): Promise<T>;
+  isInfinity(x: FloatArray, options?: IsInfinityOptions): Promise<Uint8Array>;
+}
+
+/**
+ * A GPU device through WebGPU. Rejects with `WebGpuUnavailableError` where there is no
+ * `navigator.gpu` (Node, or a browser without WebGPU or outside a secure context), and
+ * with `GpuError` of kind "NoAdapter" where WebGPU gives no adapter.
+ */
+export function requestGpu(options?: GpuOptions): Promise<GpuDevice>;
+
+/** Every error ewise throws; `kind` says which, more finely than the class. */
+export class EwiseError extends Error {
+  readonly kind: string;
+}
+/** A description, binding or array that the rules refuse: the Rust error's message;
+ * `kind` is its variant ("UnsupportedDataType", "SliceLength", "Hazard", ...). */
+export class ValidationError extends EwiseError {}
+/** An argument of the wrong type or value, or an unknown option: `kind` names the
+ * argument ("x", "options.nan", ...). */
+export class ArgumentError extends EwiseError {}
+/** The GPU could not be had or failed; `kind` is "NoAdapter", "DeviceRequest", "Wgpu",
+ * ... */
+export class GpuError extends EwiseError {}
+/** There is no WebGPU here (`kind` "WebGpuUnavailable"). */
+export class WebGpuUnavailableError extends GpuError {}
+/** WebAssembly memory for a copy could not be allocated. */
+export class OutOfMemoryError extends EwiseError {}
+
+// ------------------------------------------------------------ DirectML-style API
+
+/** `DML_TENSOR_DATA_TYPE` names (any case is accepted). */
+export type DataType =
+  | "FLOAT32"
+  | "FLOAT16"
+  | "UINT32"
+  | "UINT16"
+  | "UINT8"
+  | "INT32"
+  | "INT16"
+  | "INT8"
+  | "FLOAT64"
+  | "UINT64"
+  | "INT64"
+  | "UINT4"
+  | "INT4"
+  | "BFLOAT16"
+  | "BOOL"
+  | "FLOAT8E4M3FN"
+  | "FLOAT8E4M3FNUZ"
+  | "FLOAT8E5M2"
+  | "FLOAT8E5M2FNUZ"
+  | "UNKNOWN";
+
+/** A feature level: "6_4", "6.4", "DML_FEATURE_LEVEL_6_4" or 0x6400. */
+export type FeatureLevel = string | number;
+
+/** `DML_BUFFER_TENSOR_DESC`. Omitted fields: no strides (packed row-major), the
+ * minimum total size, no alignment promise, flags 0. */
+export interface TensorDesc {
+  dataType: DataType;
+  sizes: readonly number[];
+  strides?: readonly number[];
+  totalTensorSizeInBytes?: number | bigint;
+  guaranteedBaseOffsetAlignment?: number;
+  flags?: number;
+}
+
+/** `DMLCalcBufferTensorSize`, or null when the tensor has no size. */
+export function calcBufferTensorSize(
+  dataType: DataType,
+  sizes: readonly number[],
+  strides?: readonly number[],
+): number | bigint | null;
+
+/** A complete description with the minimum total size. */
+export function tensorDesc(
+  dataType: DataType,
+  sizes: readonly number[],
+  strides?: readonly number[],
+): Required<Omit<TensorDesc, "strides">> & { strides?: number[] };
+
+export type OperatorDescription =
+  | { type: "ELEMENT_WISE_SIGN"; input: TensorDesc; output: TensorDesc }
+  | {
+      type: "ELEMENT_WISE_IS_INFINITY";
+      input: TensorDesc;
+      output: TensorDesc;
+      mode?: "EITHER" | "POSITIVE" | "NEGATIVE" | "NEITHER";
+    };
+
+export const OperatorDesc: {
+  sign(input: TensorDesc, output: TensorDesc): OperatorDescription;
+  isInfinity(
+    input: TensorDesc,
+    output: TensorDesc,
+    mode?: "EITHER" | "POSITIVE" | "NEGATIVE" | "NEITHER",
+  ): OperatorDescription;
+};
+
+/** `DML_BUFFER_BINDING`: bytes `offset .. offset + sizeInBytes` of buffer number
+ * `buffer` (offset default 0). */
+export interface BufferBinding {
+  buffer: number;
+  offset?: number | bigint;
+  sizeInBytes: number | bigint;
+}
+
+export function bufferBinding(
+  buffer: number,
+  offset: number | bigint,
+  sizeInBytes: number | bigint,
+): BufferBinding;
+
+export interface DeviceOptions {
+  /** Default "6_4". */
+  featureLevel?: FeatureLevel;
+  /** Creating the device fails when its level is below this one. */
+  minFeatureLevel?: FeatureLevel;
+  /** The ewise extensions (float64, bfloat16, 0 to 64 dimensions, ...); default false. */
+  extensions?: boolean;
+  /** The NaN policy of new SIGN operators; default "zero". */
+  nanPolicy?: NanPolicy;
+}
+
+/** A CPU device that validates as a DirectML device of one feature level. */
+export class Device {
+  constructor(options?: DeviceOptions);
+  static withFeatureLevel(level: FeatureLevel): Device;
+  readonly featureLevel: string;
+  readonly extensions: boolean;
+  readonly nanPolicy: NanPolicy;
+  /** The highest of `levels` at or below the device's level, or null. */
+  checkFeatureLevels(levels: readonly FeatureLevel[]): string | null;
+  /** Validates `desc` at the device's level (throws the rules' first `ValidationError`). */
+  createOperator(desc: OperatorDescription): Operator;
+}
+
+/** A validated operator, not yet compiled. */
+export class Operator {
+  private constructor();
+  readonly desc: OperatorDescription;
+  readonly nanPolicy: NanPolicy;
+  withNanPolicy(policy: NanPolicy): Operator;
+  compile(): CompiledOperator;
+}
+
+/** Memory a binding may name: a binding's offset counts from a view's first byte. */
+export type BufferSourceLike = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
+
+/** A compiled operator: executes any number of times. */
+export class CompiledOperator {
+  private constructor();
+  readonly operatorType: "ELEMENT_WISE_SIGN" | "ELEMENT_WISE_IS_INFINITY";
+  /** Runs with exactly one input and one output binding, checked as DirectML checks
+   * them; buffers over one ArrayBuffer are one memory (identical ranges run in place,
+   * other overlaps are hazards). */
+  execute(
+    buffers: readonly BufferSourceLike[],
+    inputs: readonly BufferBinding[],
+    outputs: readonly BufferBinding[],
+  ): void;
+  /** Runs on bytes from each tensor's base, each holding its tensor's exact span. */
+  executeSlices(input: BufferSourceLike, output: BufferSourceLike): void;
+  /** SIGN in place (same layouts). */
+  executeInPlace(data: BufferSourceLike): void;
+}

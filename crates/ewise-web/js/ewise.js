@@ -1,0 +1,727 @@
+// The entry module of the npm package `ewise`: DirectML's SIGN and IS_INFINITY,
+// bit-exact (docs/SEMANTICS.md), on the CPU through WebAssembly and on the GPU through
+// WebGPU. Types: ewise.d.ts. Built into pkg/ by scripts/web-build.sh beside the
+// wasm-bindgen output (ewise_web.js, ewise_web_bg.wasm).
+
+import wasmInit, * as wasm from "./ewise_web.js";
+
+// ---------------------------------------------------------------------------- errors
+
+/** Every error ewise throws. `kind` says which, more finely than the class. */
+export class EwiseError extends Error {
+  constructor(message, kind, options) {
+    super(message, options);
+    this.kind = kind ?? "Error";
+  }
+}
+
+/** A description, binding or array that DirectML's rules (or ewise's) refuse: the Rust
+ * error's message, unchanged; `kind` is its variant (`UnsupportedDataType`, ...). */
+export class ValidationError extends EwiseError {}
+
+/** An argument of the wrong type, an unknown option or option value: `kind` names the
+ * argument (`x`, `options.nan`, ...). */
+export class ArgumentError extends EwiseError {}
+
+/** The GPU could not be had or failed: `kind` is the Rust variant (`NoAdapter`,
+ * `DeviceRequest`, `Wgpu`, ...). */
+export class GpuError extends EwiseError {}
+
+/** The page or runtime has no WebGPU (`navigator.gpu` is missing). */
+export class WebGpuUnavailableError extends GpuError {}
+
+/** WebAssembly memory for a copy could not be allocated. */
+export class OutOfMemoryError extends EwiseError {}
+
+for (const [cls, name] of [
+  [EwiseError, "EwiseError"],
+  [ValidationError, "ValidationError"],
+  [ArgumentError, "ArgumentError"],
+  [GpuError, "GpuError"],
+  [WebGpuUnavailableError, "WebGpuUnavailableError"],
+  [OutOfMemoryError, "OutOfMemoryError"],
+]) {
+  Object.defineProperty(cls.prototype, "name", { value: name, configurable: true, writable: true });
+}
+
+const FROM_WASM = { ValidationError, ArgumentError, GpuError, OutOfMemoryError };
+
+/** Runs `f`, turning the module's tagged errors into this module's classes. */
+function call(f) {
+  if (trapped !== null) throw trapped;
+  try {
+    return f();
+  } catch (e) {
+    throw converted(e);
+  }
+}
+
+let trapped = null;
+
+function converted(e) {
+  if (e instanceof WebAssembly.RuntimeError) {
+    trapped = new EwiseError(`ewise's WebAssembly module trapped (${e.message}), which is a bug in ewise: please report it; the module cannot be used again in this page or process`, "Trapped", { cause: e });
+    return trapped;
+  }
+  if (e instanceof Error && !(e instanceof EwiseError) && Object.hasOwn(FROM_WASM, e.name)) {
+    return new FROM_WASM[e.name](e.message, e.kind);
+  }
+  return e;
+}
+
+async function callAsync(f) {
+  if (trapped !== null) throw trapped;
+  try {
+    return await f();
+  } catch (e) {
+    throw converted(e);
+  }
+}
+
+function argumentError(argument, message) {
+  return new ArgumentError(message, argument);
+}
+
+// ------------------------------------------------------------------------------ init
+
+let loading = null;
+let ready = false;
+
+function isNode() {
+  return typeof process === "object" && process !== null && typeof process.versions?.node === "string";
+}
+
+const NODE_FS = "node:fs/promises";
+
+async function load(source) {
+  if (source === undefined && isNode()) {
+    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
+    source = await fs.readFile(new URL("./ewise_web_bg.wasm", import.meta.url));
+  }
+  await wasmInit(source === undefined ? undefined : { module_or_path: source });
+  ready = true;
+}
+
+/**
+ * Loads and instantiates the WebAssembly module; every other function needs it done.
+ * With no argument it finds `ewise_web_bg.wasm` beside this module (`fetch` in a
+ * browser, the file system in Node); `source` may instead be a URL, a `Response`, bytes
+ * or a compiled `WebAssembly.Module`. Calling it again returns the same promise.
+ */
+export function init(source) {
+  if (loading === null) {
+    loading = load(source).catch((e) => {
+      loading = null;
+      throw e;
+    });
+  }
+  return loading;
+}
+
+function needReady(what) {
+  if (trapped !== null) throw trapped;
+  if (!ready) {
+    throw new EwiseError(`${what}: the WebAssembly module is not loaded yet: await init() first`, "NotInitialized");
+  }
+}
+
+// ----------------------------------------------------------------------- array types
+
+const TAG = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+
+/** DataType numbers (DML_TENSOR_DATA_TYPE, ewise's extensions from 1000). */
+const DT = {
+  int8: 8, uint8: 5, int16: 7, uint16: 4, int32: 6, uint32: 3, int64: 11, uint64: 10,
+  float16: 2, bfloat16: 1000, float32: 1, float64: 9,
+};
+
+/** Each typed array's natural dtype and constructor. */
+const ARRAYS = {
+  Int8Array: ["int8", Int8Array],
+  Uint8Array: ["uint8", Uint8Array],
+  Int16Array: ["int16", Int16Array],
+  Uint16Array: ["uint16", Uint16Array],
+  Int32Array: ["int32", Int32Array],
+  Uint32Array: ["uint32", Uint32Array],
+  BigInt64Array: ["int64", BigInt64Array],
+  BigUint64Array: ["uint64", BigUint64Array],
+  Float32Array: ["float32", Float32Array],
+  Float64Array: ["float64", Float64Array],
+};
+if (typeof Float16Array === "function") {
+  ARRAYS.Float16Array = ["float16", globalThis.Float16Array];
+}
+
+const SIGN_ARRAYS = Object.keys(ARRAYS);
+const FLOAT_ARRAYS = ["Float32Array", "Float64Array", ...(ARRAYS.Float16Array ? ["Float16Array"] : [])];
+
+function tagOf(x) {
+  return ArrayBuffer.isView(x) ? TAG.call(x) : undefined;
+}
+
+function describe(x) {
+  if (x === null) return "null";
+  if (x === undefined) return "undefined";
+  if (Array.isArray(x)) return "an Array (convert it first, e.g. Float32Array.from(x))";
+  const tag = tagOf(x);
+  if (tag) return article(tag);
+  if (x instanceof DataView) return "a DataView";
+  if (x instanceof ArrayBuffer) return "an ArrayBuffer (wrap it in a typed array of its elements)";
+  if (typeof x === "object") return `an object (${Object.prototype.toString.call(x)})`;
+  if (typeof x === "string") return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + "..." : x)}`;
+  return `${typeof x} ${String(x)}`;
+}
+
+function article(noun) {
+  return `${/^[AEIO]/i.test(noun) ? "an" : "a"} ${noun}`;
+}
+
+function listed(names) {
+  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+}
+
+function quoted(values) {
+  return listed(values.map((v) => JSON.stringify(v)));
+}
+
+function showValue(v) {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "bigint") return `${v}n`;
+  return describe(v);
+}
+
+/** The most bytes one array may hold: the module counts them in 32 bits. */
+const MAX_BYTES = 0xffffffff;
+
+function tooLarge(argument, what, n) {
+  return argumentError(argument, `${what}: ${argument} holds ${n} bytes, more than the ${MAX_BYTES} one call takes (split it)`);
+}
+
+/** `x`'s bytes, as a view of its memory. */
+function bytes(x, argument, what) {
+  let view;
+  try {
+    view = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  } catch {
+    throw argumentError(argument, `${what}: ${argument}'s memory is detached (transferred) and cannot be read`);
+  }
+  if (view.length > MAX_BYTES) throw tooLarge(argument, what, view.length);
+  return view;
+}
+
+// --------------------------------------------------------------------------- options
+
+function optionsOf(options, accepted, what, argument = "options") {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object" || Array.isArray(options) || ArrayBuffer.isView(options)) {
+    throw argumentError(argument, `${what}: ${argument} must be an object such as { ${accepted[0]}: ... }; got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!accepted.includes(key)) {
+      const unknown = argument === "options" ? `unknown option ${JSON.stringify(key)}` : `${argument} has an unknown field ${JSON.stringify(key)}`;
+      throw argumentError(argument, `${what}: ${unknown} (accepted: ${accepted.join(", ")})`);
+    }
+  }
+  return options;
+}
+
+function choice(options, key, values, what) {
+  const v = options[key];
+  if (v === undefined) return values[0];
+  if (!values.includes(v)) {
+    throw argumentError(`options.${key}`, `${what}: options.${key} must be ${quoted(values)}; got ${showValue(v)}`);
+  }
+  return v;
+}
+
+const NAN = ["zero", "propagate"];
+const MODES = ["either", "positive", "negative", "neither"];
+const MODE_NUMBERS = { either: 0, positive: 1, negative: 2, neither: 1000 };
+const DTYPES = Object.keys(DT);
+
+/** The element type of `x` under `options.dtype`: its dtype name. */
+function elementType(x, options, float, what) {
+  const tag = tagOf(x);
+  const arrays = float ? FLOAT_ARRAYS : SIGN_ARRAYS;
+  if (tag === undefined || !(float ? [...arrays, "Uint16Array"] : arrays).includes(tag)) {
+    const kinds = float ? "floating-point elements" : "integer or floating-point elements";
+    throw argumentError("x", `${what}: x must be ${article(listed(arrays))} (${kinds}; float16 and bfloat16 also as Uint16Array bit patterns with options.dtype "float16" or "bfloat16"); got ${describe(x)}`);
+  }
+  const natural = ARRAYS[tag][0];
+  const dtype = options.dtype;
+  if (dtype !== undefined && !DTYPES.includes(dtype)) {
+    throw argumentError("options.dtype", `${what}: options.dtype must be ${quoted(DTYPES)}; got ${showValue(dtype)}`);
+  }
+  if (dtype === undefined || dtype === natural) {
+    if (float && tag === "Uint16Array") {
+      throw argumentError("options.dtype", `${what}: a Uint16Array needs options.dtype "float16" or "bfloat16" (its elements are then bit patterns), since ${what} takes floating-point elements only`);
+    }
+    return natural;
+  }
+  if (tag === "Uint16Array" && (dtype === "float16" || dtype === "bfloat16")) return dtype;
+  throw argumentError("options.dtype", `${what}: options.dtype ${JSON.stringify(dtype)} does not fit ${article(tag)} (its dtype is "${natural}"; "float16" and "bfloat16" are given as Uint16Array bit patterns)`);
+}
+
+/** `options.out`, checked to be an array of tag `tag`, or a new one of `length`. */
+function outputOf(options, tag, length, what) {
+  const out = options.out;
+  if (out === undefined || out === null) return new ARRAYS[tag][1](length);
+  if (tagOf(out) !== tag) {
+    throw argumentError("options.out", `${what}: options.out must be ${article(tag)} (like ${tag === "Uint8Array" ? "the result" : "x"}); got ${describe(out)}`);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------ operations
+
+function prepareSign(x, options, what) {
+  const o = optionsOf(options, ["nan", "out", "dtype"], what);
+  const dtype = elementType(x, o, false, what);
+  const nan = NAN.indexOf(choice(o, "nan", NAN, what));
+  const tag = tagOf(x);
+  return { dtype: DT[dtype], nan, out: outputOf(o, tag, x.length, what), input: bytes(x, "x", what) };
+}
+
+function prepareIsInfinity(x, options, what) {
+  const o = optionsOf(options, ["mode", "out", "dtype"], what);
+  const dtype = elementType(x, o, true, what);
+  const mode = MODE_NUMBERS[choice(o, "mode", MODES, what)];
+  return { dtype: DT[dtype], mode, out: outputOf(o, "Uint8Array", x.length, what), input: bytes(x, "x", what) };
+}
+
+/**
+ * The sign of each element of `x`: -1, +0 or +1 of its type (+0 for -0; NaN gives +0
+ * under `nan: "zero"`, DirectML's default, or itself, bit for bit, under
+ * `nan: "propagate"`). Returns `options.out` (which may be `x`) or a new array of `x`'s
+ * type.
+ */
+export function sign(x, options) {
+  const what = "sign";
+  needReady(what);
+  const p = prepareSign(x, options, what);
+  const out = bytes(p.out, "options.out", what);
+  call(() => wasm.signBytes(p.dtype, p.nan, p.input, out));
+  return p.out;
+}
+
+/**
+ * 1 where an element of `x` is an infinity that `mode` selects ("either", the default;
+ * "positive"; "negative"; "neither": none), else 0. Returns `options.out` or a new
+ * Uint8Array.
+ */
+export function isInfinity(x, options) {
+  const what = "isInfinity";
+  needReady(what);
+  const p = prepareIsInfinity(x, options, what);
+  const out = bytes(p.out, "options.out", what);
+  call(() => wasm.isInfinityBytes(p.dtype, p.mode, p.input, out));
+  return p.out;
+}
+
+// ------------------------------------------------------------------------------- GPU
+
+/** A GPU device over WebGPU whose operations give the CPU's bits. */
+export class GpuDevice {
+  #device;
+
+  constructor(device) {
+    if (!(device instanceof wasm.WebGpuDevice)) {
+      throw argumentError("device", "GpuDevice: use requestGpu() to get one");
+    }
+    this.#device = device;
+  }
+
+  /** The adapter: name, backend, type and driver. */
+  get adapter() {
+    return this.#device.adapter;
+  }
+
+  /** As `sign`, on the GPU. */
+  async sign(x, options) {
+    const what = "GpuDevice.sign";
+    const p = prepareSign(x, options, what);
+    const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input));
+    bytes(p.out, "options.out", what).set(result);
+    return p.out;
+  }
+
+  /** As `isInfinity`, on the GPU. */
+  async isInfinity(x, options) {
+    const what = "GpuDevice.isInfinity";
+    const p = prepareIsInfinity(x, options, what);
+    const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input));
+    bytes(p.out, "options.out", what).set(result);
+    return p.out;
+  }
+}
+
+/**
+ * A GPU device through WebGPU (`navigator.gpu.requestAdapter()`), accepting a software
+ * adapter unless `allowSoftware: false`. Rejects with `WebGpuUnavailableError` where
+ * there is no WebGPU (Node; a browser without it or outside a secure context), and with
+ * `GpuError` (kind `NoAdapter`) where WebGPU gives no adapter.
+ */
+export async function requestGpu(options) {
+  const what = "requestGpu";
+  needReady(what);
+  const o = optionsOf(options, ["allowSoftware"], what);
+  const allowSoftware = o.allowSoftware ?? true;
+  if (typeof allowSoftware !== "boolean") {
+    throw argumentError("options.allowSoftware", `${what}: options.allowSoftware must be true or false; got ${describe(allowSoftware)}`);
+  }
+  if (typeof globalThis.navigator?.gpu?.requestAdapter !== "function") {
+    const where = isNode()
+      ? `Node ${process.versions.node} has no WebGPU`
+      : globalThis.isSecureContext === false
+        ? "this page is not a secure context (WebGPU needs https or localhost)"
+        : "this browser has no WebGPU, or has it turned off";
+    throw new WebGpuUnavailableError(`${what}: WebGPU is not available: navigator.gpu is missing (${where}); the CPU functions sign and isInfinity work everywhere`, "WebGpuUnavailable");
+  }
+  // wgpu reaches navigator.gpu only from a window or a worker, which it recognises by
+  // these constructors, and panics elsewhere.
+  if (typeof globalThis.Window !== "function" && typeof globalThis.WorkerGlobalScope !== "function") {
+    throw new WebGpuUnavailableError(`${what}: WebGPU is not available: navigator.gpu exists, but this is neither a window nor a worker (no Window or WorkerGlobalScope), where alone ewise's WebGPU backend can reach it`, "WebGpuUnavailable");
+  }
+  return new GpuDevice(await callAsync(() => wasm.requestGpuDevice(allowSoftware)));
+}
+
+// ------------------------------------------------------------- DirectML-style API
+
+const DATA_TYPES = [
+  "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32", "INT16", "INT8", "FLOAT64",
+  "UINT64", "INT64", "UINT4", "INT4", "BFLOAT16", "BOOL", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
+  "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UNKNOWN",
+];
+const OPERATORS = ["ELEMENT_WISE_SIGN", "ELEMENT_WISE_IS_INFINITY"];
+const INFINITY_MODES = ["EITHER", "POSITIVE", "NEGATIVE", "NEITHER"];
+const U32 = 0xffffffff;
+const U64 = (1n << 64n) - 1n;
+
+function u32List(v, argument, what, optional) {
+  if (optional && (v === undefined || v === null)) return undefined;
+  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) {
+    throw argumentError(argument, `${what}: ${argument} must be an array of integers from 0 to ${U32}; got ${describe(v)}`);
+  }
+  const list = Array.from(v);
+  for (const [i, n] of list.entries()) {
+    if (!Number.isInteger(n) || n < 0 || n > U32) {
+      throw argumentError(argument, `${what}: ${argument}[${i}] must be an integer from 0 to ${U32}; got ${showValue(n)}`);
+    }
+  }
+  return Uint32Array.from(list);
+}
+
+function u32(v, argument, what, fallback) {
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (!Number.isInteger(v) || v < 0 || v > U32) {
+    throw argumentError(argument, `${what}: ${argument} must be an integer from 0 to ${U32}; got ${showValue(v)}`);
+  }
+  return v;
+}
+
+function u64(v, argument, what) {
+  const n = typeof v === "bigint" ? v : Number.isSafeInteger(v) ? BigInt(v) : -1n;
+  if (n < 0n || n > U64) {
+    throw argumentError(argument, `${what}: ${argument} must be a non-negative integer (a number up to 2^53 - 1, or a bigint below 2^64); got ${showValue(v)}`);
+  }
+  return n;
+}
+
+/** A bigint as a number where that is exact. */
+function numeric(n) {
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+}
+
+function dataTypeName(v, argument, what) {
+  if (typeof v !== "string" || !DATA_TYPES.includes(v.toUpperCase())) {
+    throw argumentError(argument, `${what}: ${argument} must be a data type name (${DATA_TYPES.join(", ")}); got ${showValue(v)}`);
+  }
+  return v.toUpperCase();
+}
+
+function levelText(v, argument, what) {
+  if (typeof v === "number" && Number.isInteger(v)) return `0x${v.toString(16)}`;
+  if (typeof v !== "string") {
+    throw argumentError(argument, `${what}: ${argument} must be a feature level such as "6_4", "6.4" or 0x6400; got ${showValue(v)}`);
+  }
+  return v;
+}
+
+function nanNumber(v, argument, what) {
+  if (v === undefined) return 0;
+  if (!NAN.includes(v)) {
+    throw argumentError(argument, `${what}: ${argument} must be ${quoted(NAN)}; got ${showValue(v)}`);
+  }
+  return NAN.indexOf(v);
+}
+
+const DESC_KEYS = ["dataType", "sizes", "strides", "totalTensorSizeInBytes", "guaranteedBaseOffsetAlignment", "flags"];
+
+/** A `TensorDesc` object as the module's description (checked argument types only). */
+function wasmDesc(desc, argument, what) {
+  const d = optionsOf(desc, DESC_KEYS, what, argument);
+  if (desc === undefined || desc === null) {
+    throw argumentError(argument, `${what}: ${argument} must be a tensor description { dataType, sizes, strides?, ... }; got ${describe(desc)}`);
+  }
+  const total = d.totalTensorSizeInBytes === undefined ? undefined : u64(d.totalTensorSizeInBytes, `${argument}.totalTensorSizeInBytes`, what);
+  return call(() => new wasm.WebTensorDesc(
+    dataTypeName(d.dataType, `${argument}.dataType`, what),
+    u32List(d.sizes, `${argument}.sizes`, what, false),
+    u32List(d.strides, `${argument}.strides`, what, true),
+    total,
+    u32(d.guaranteedBaseOffsetAlignment, `${argument}.guaranteedBaseOffsetAlignment`, what, 0),
+    u32(d.flags, `${argument}.flags`, what, 0),
+  ));
+}
+
+/**
+ * DirectML's `DMLCalcBufferTensorSize`: the minimum bytes of a tensor (rounded up to 4),
+ * or `null` when there is none (strides of another count, a type without a byte size).
+ */
+export function calcBufferTensorSize(dataType, sizes, strides) {
+  const what = "calcBufferTensorSize";
+  needReady(what);
+  const size = call(() => wasm.calcBufferTensorSize(
+    dataTypeName(dataType, "dataType", what),
+    u32List(sizes, "sizes", what, false),
+    u32List(strides, "strides", what, true),
+  ));
+  return size === undefined ? null : numeric(size);
+}
+
+/**
+ * A tensor description (`DML_BUFFER_TENSOR_DESC`) with DMLCalcBufferTensorSize's total
+ * size, flags 0 and no alignment promise: `TensorDesc::new` or, with `strides`,
+ * `TensorDesc::strided`.
+ */
+export function tensorDesc(dataType, sizes, strides) {
+  const what = "tensorDesc";
+  needReady(what);
+  const d = wasmDesc({ dataType, sizes, strides }, "desc", what);
+  try {
+    return {
+      dataType: d.dataType,
+      sizes: Array.from(d.sizes),
+      ...(d.strides === undefined ? {} : { strides: Array.from(d.strides) }),
+      totalTensorSizeInBytes: numeric(d.totalTensorSizeInBytes),
+      guaranteedBaseOffsetAlignment: 0,
+      flags: 0,
+    };
+  } finally {
+    d.free();
+  }
+}
+
+/** Operator descriptions: `OperatorDesc.sign(input, output)`,
+ * `OperatorDesc.isInfinity(input, output, mode = "EITHER")`. */
+export const OperatorDesc = Object.freeze({
+  sign: (input, output) => ({ type: "ELEMENT_WISE_SIGN", input, output }),
+  isInfinity: (input, output, mode = "EITHER") => ({ type: "ELEMENT_WISE_IS_INFINITY", input, output, mode }),
+});
+
+/** A binding of `sizeInBytes` bytes at `offset` of buffer number `buffer`. */
+export function bufferBinding(buffer, offset, sizeInBytes) {
+  return { buffer, offset, sizeInBytes };
+}
+
+/** A CPU device that validates as a DirectML device of one feature level. */
+export class Device {
+  #device;
+
+  /**
+   * `featureLevel` (default "6_4"), `minFeatureLevel` (creation fails when the level is
+   * below it), `extensions` (default false: DirectML's rules only) and `nanPolicy`
+   * ("zero", the default, or "propagate") of new SIGN operators.
+   */
+  constructor(options) {
+    const what = "new Device";
+    needReady(what);
+    const o = optionsOf(options, ["featureLevel", "minFeatureLevel", "extensions", "nanPolicy"], what);
+    const level = o.featureLevel === undefined ? undefined : levelText(o.featureLevel, "options.featureLevel", what);
+    const min = o.minFeatureLevel === undefined ? undefined : levelText(o.minFeatureLevel, "options.minFeatureLevel", what);
+    const extensions = o.extensions ?? false;
+    if (typeof extensions !== "boolean") {
+      throw argumentError("options.extensions", `${what}: options.extensions must be true or false; got ${describe(extensions)}`);
+    }
+    const nan = nanNumber(o.nanPolicy, "options.nanPolicy", what);
+    this.#device = call(() => new wasm.WebDevice(level, min, extensions, nan));
+  }
+
+  /** A strict device at `level`. */
+  static withFeatureLevel(level) {
+    return new Device({ featureLevel: level });
+  }
+
+  /** The feature level ("6_4"). */
+  get featureLevel() {
+    return this.#device.featureLevel;
+  }
+
+  /** Whether the ewise extensions are enabled. */
+  get extensions() {
+    return this.#device.extensions;
+  }
+
+  /** The NaN policy new SIGN operators start with. */
+  get nanPolicy() {
+    return NAN[this.#device.nanPolicy];
+  }
+
+  /** The highest of `levels` at or below the device's level, or null. */
+  checkFeatureLevels(levels) {
+    const what = "Device.checkFeatureLevels";
+    if (!Array.isArray(levels)) {
+      throw argumentError("levels", `${what}: levels must be an array of feature levels; got ${describe(levels)}`);
+    }
+    const texts = levels.map((l, i) => levelText(l, `levels[${i}]`, what));
+    return call(() => this.#device.checkFeatureLevels(texts)) ?? null;
+  }
+
+  /** Validates `desc` (from `OperatorDesc`) at the device's level: an `Operator`, or the
+   * rules' first `ValidationError`. */
+  createOperator(desc) {
+    const what = "Device.createOperator";
+    const d = optionsOf(desc, ["type", "input", "output", "mode"], what, "desc");
+    if (!OPERATORS.includes(d.type)) {
+      throw argumentError("desc.type", `${what}: desc.type must be ${quoted(OPERATORS)}; got ${showValue(d.type)}`);
+    }
+    const sign = d.type === OPERATORS[0];
+    if (sign && d.mode !== undefined) {
+      throw argumentError("desc.mode", `${what}: ELEMENT_WISE_SIGN has no mode`);
+    }
+    let mode = 0;
+    if (!sign && d.mode !== undefined) {
+      const m = typeof d.mode === "string" ? d.mode.toUpperCase() : d.mode;
+      mode = INFINITY_MODES.includes(m) ? MODE_NUMBERS[m.toLowerCase()] : -1;
+      if (mode < 0) {
+        throw argumentError("desc.mode", `${what}: desc.mode must be ${quoted(INFINITY_MODES)}; got ${showValue(d.mode)}`);
+      }
+    }
+    const input = wasmDesc(d.input, "desc.input", what);
+    const output = wasmDesc(d.output, "desc.output", what);
+    try {
+      return new Operator(call(() => this.#device.createOperator(sign ? 0 : 1, input, output, mode)), d);
+    } finally {
+      input.free();
+      output.free();
+    }
+  }
+}
+
+/** A validated operator, not yet compiled. */
+export class Operator {
+  #operator;
+  #desc;
+
+  constructor(operator, desc) {
+    if (!(operator instanceof wasm.WebOperator)) {
+      throw argumentError("operator", "Operator: use Device.createOperator() to get one");
+    }
+    this.#operator = operator;
+    this.#desc = desc;
+  }
+
+  /** The description it was created from. */
+  get desc() {
+    return this.#desc;
+  }
+
+  /** Its NaN policy ("zero" or "propagate"). */
+  get nanPolicy() {
+    return NAN[this.#operator.nanPolicy];
+  }
+
+  /** This operator with another NaN policy. */
+  withNanPolicy(policy) {
+    const nan = nanNumber(policy, "policy", "Operator.withNanPolicy");
+    if (policy === undefined) {
+      throw argumentError("policy", `Operator.withNanPolicy: policy must be ${quoted(NAN)}; got undefined`);
+    }
+    return new Operator(call(() => this.#operator.withNanPolicy(nan)), this.#desc);
+  }
+
+  /** Compiles the operator. */
+  compile() {
+    return new CompiledOperator(call(() => this.#operator.compile()));
+  }
+}
+
+function bufferMemory(b, name, what) {
+  if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && b instanceof SharedArrayBuffer)) {
+    if (b.byteLength > MAX_BYTES) throw tooLarge(name, what, b.byteLength);
+    return new Uint8Array(b);
+  }
+  if (ArrayBuffer.isView(b)) return bytes(b, name, what);
+  throw argumentError(name, `${what}: ${name} must be an ArrayBuffer, a typed array or a DataView; got ${describe(b)}`);
+}
+
+function flatBindings(list, argument, what) {
+  if (!Array.isArray(list)) {
+    throw argumentError(argument, `${what}: ${argument} must be an array of bindings { buffer, offset, sizeInBytes }; got ${describe(list)}`);
+  }
+  const flat = [];
+  for (const [i, b] of list.entries()) {
+    const name = `${argument}[${i}]`;
+    const o = optionsOf(b, ["buffer", "offset", "sizeInBytes"], what, name);
+    if (b === undefined || b === null) {
+      throw argumentError(name, `${what}: ${name} must be a binding { buffer, offset, sizeInBytes }; got ${describe(b)}`);
+    }
+    flat.push(
+      BigInt(u32(o.buffer, `${name}.buffer`, what)),
+      u64(o.offset ?? 0, `${name}.offset`, what),
+      u64(o.sizeInBytes, `${name}.sizeInBytes`, what),
+    );
+  }
+  return BigUint64Array.from(flat);
+}
+
+/** A compiled operator: executes any number of times. */
+export class CompiledOperator {
+  #compiled;
+
+  constructor(compiled) {
+    if (!(compiled instanceof wasm.WebCompiledOperator)) {
+      throw argumentError("compiled", "CompiledOperator: use Operator.compile() to get one");
+    }
+    this.#compiled = compiled;
+  }
+
+  /** "ELEMENT_WISE_SIGN" or "ELEMENT_WISE_IS_INFINITY". */
+  get operatorType() {
+    return this.#compiled.operatorType;
+  }
+
+  /**
+   * Runs with one input and one output binding into `buffers` (ArrayBuffers, typed
+   * arrays or DataViews: a binding's offset counts from the view's first byte), checked
+   * as DirectML checks them. Buffers over one ArrayBuffer are one memory: identical
+   * ranges run in place (SIGN), other overlaps are hazards. Only output elements' bytes
+   * are written.
+   */
+  execute(buffers, inputs, outputs) {
+    const what = "CompiledOperator.execute";
+    if (!Array.isArray(buffers)) {
+      throw argumentError("buffers", `${what}: buffers must be an array of ArrayBuffers or typed arrays; got ${describe(buffers)}`);
+    }
+    const views = buffers.map((b, i) => bufferMemory(b, `buffers[${i}]`, what));
+    const memories = Uint32Array.from(views, (v) => views.findIndex((w) => w.buffer === v.buffer));
+    const ins = flatBindings(inputs, "inputs", what);
+    const outs = flatBindings(outputs, "outputs", what);
+    call(() => this.#compiled.execute(views, memories, ins, outs));
+  }
+
+  /** Runs on the bytes of `input` and `output` from each tensor's base (no binding
+   * rules; each holds at least its tensor's exact span). */
+  executeSlices(input, output) {
+    const what = "CompiledOperator.executeSlices";
+    const i = bufferMemory(input, "input", what);
+    const o = bufferMemory(output, "output", what);
+    call(() => this.#compiled.executeSlices(i, o));
+  }
+
+  /** SIGN in place on the bytes of `data`. */
+  executeInPlace(data) {
+    const what = "CompiledOperator.executeInPlace";
+    call(() => this.#compiled.executeInPlace(bufferMemory(data, "data", what)));
+  }
+}

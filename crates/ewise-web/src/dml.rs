@@ -1,0 +1,426 @@
+//! The DirectML-style exports, mirroring `ewise_cpu`: a [`WebDevice`] of one feature
+//! level validates descriptions ([`WebTensorDesc`]) into a [`WebOperator`], which
+//! compiles into a [`WebCompiledOperator`] that executes with buffer bindings, with the
+//! rules and messages of the Rust API (docs/SEMANTICS.md sections 3 to 5).
+//!
+//! JavaScript buffers are `Uint8Array` views, each with the identity of its
+//! `ArrayBuffer` (`memories`): views of one `ArrayBuffer` are one memory for the hazard
+//! rules, as the C ABI treats two wrapped buffers over the same host addresses.
+
+use ewise_core::{
+    calc_buffer_tensor_size, Bindings, BufferBinding, DataType, DeviceOptions, Extensions,
+    FeatureLevel, OperatorDesc, OperatorType, Placement, TensorDesc, TensorFlags,
+};
+use ewise_cpu::{BufferRef, CompiledOperator, Device, Operator};
+use js_sys::{Array, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::array::{copy_in, copy_out, infinity_mode, nan_policy, view};
+use crate::error::{self, argument, validation};
+
+/// The feature level written `text` (`4_1`, `4.1`, `0x4100`, `DML_FEATURE_LEVEL_4_1`).
+fn feature_level(what: &str, text: &str) -> Result<FeatureLevel, JsValue> {
+    text.parse()
+        .map_err(|e: ewise_core::ParseFeatureLevelError| argument(what, &e.to_string()))
+}
+
+/// The data type named `name` (DirectML's name without the prefix, any case).
+fn data_type_named(name: &str) -> Result<DataType, JsValue> {
+    DataType::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = DataType::ALL.iter().map(|t| t.name()).collect();
+        argument(
+            "dataType",
+            &format!(
+                "unknown data type \"{name}\" (accepted: {})",
+                names.join(", ")
+            ),
+        )
+    })
+}
+
+/// The name of a NaN policy's number (0 zero, 1 propagate), as [`nan_policy`] reads it.
+fn policy_number(policy: ewise_core::NanPolicy) -> u32 {
+    match policy {
+        ewise_core::NanPolicy::Zero => 0,
+        ewise_core::NanPolicy::Propagate => 1,
+    }
+}
+
+/// `DML_BUFFER_TENSOR_DESC`: a data type, sizes, optional strides (in elements), the
+/// total size in bytes (DMLCalcBufferTensorSize's when not given), the guaranteed base
+/// offset alignment and the flags. Nothing is checked until an operator is created.
+#[wasm_bindgen]
+pub struct WebTensorDesc {
+    desc: TensorDesc,
+}
+
+#[wasm_bindgen]
+impl WebTensorDesc {
+    /// A description; `total_tensor_size_in_bytes` `undefined` means the minimum.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        data_type: &str,
+        sizes: Vec<u32>,
+        strides: Option<Vec<u32>>,
+        total_tensor_size_in_bytes: Option<u64>,
+        guaranteed_base_offset_alignment: u32,
+        flags: u32,
+    ) -> Result<WebTensorDesc, JsValue> {
+        let data_type = data_type_named(data_type)?;
+        let mut desc = match &strides {
+            Some(s) => TensorDesc::strided(data_type, &sizes, s),
+            None => TensorDesc::new(data_type, &sizes),
+        };
+        if let Some(total) = total_tensor_size_in_bytes {
+            desc.total_tensor_size_in_bytes = total;
+        }
+        desc.guaranteed_base_offset_alignment = guaranteed_base_offset_alignment;
+        desc.flags = TensorFlags(flags);
+        Ok(WebTensorDesc { desc })
+    }
+
+    /// The data type's name (`FLOAT32`).
+    #[wasm_bindgen(getter, js_name = dataType)]
+    pub fn data_type(&self) -> String {
+        self.desc.data_type.name().to_string()
+    }
+
+    /// The sizes.
+    #[wasm_bindgen(getter)]
+    pub fn sizes(&self) -> Vec<u32> {
+        self.desc.sizes.clone()
+    }
+
+    /// The strides, or `undefined` for packed row-major.
+    #[wasm_bindgen(getter)]
+    pub fn strides(&self) -> Option<Vec<u32>> {
+        self.desc.strides.clone()
+    }
+
+    /// TotalTensorSizeInBytes.
+    #[wasm_bindgen(getter, js_name = totalTensorSizeInBytes)]
+    pub fn total_tensor_size_in_bytes(&self) -> u64 {
+        self.desc.total_tensor_size_in_bytes
+    }
+
+    /// GuaranteedBaseOffsetAlignment.
+    #[wasm_bindgen(getter, js_name = guaranteedBaseOffsetAlignment)]
+    pub fn guaranteed_base_offset_alignment(&self) -> u32 {
+        self.desc.guaranteed_base_offset_alignment
+    }
+
+    /// The flags.
+    #[wasm_bindgen(getter)]
+    pub fn flags(&self) -> u32 {
+        self.desc.flags.0
+    }
+}
+
+/// `DMLCalcBufferTensorSize`: the minimum bytes a tensor of `data_type` with `sizes` and
+/// `strides` spans, or `undefined` when it has none (a type without a byte size,
+/// strides of another count, more than 2^64 bytes).
+#[wasm_bindgen(js_name = calcBufferTensorSize)]
+pub fn calc_buffer_size(
+    data_type: &str,
+    sizes: Vec<u32>,
+    strides: Option<Vec<u32>>,
+) -> Result<Option<u64>, JsValue> {
+    Ok(calc_buffer_tensor_size(
+        data_type_named(data_type)?,
+        &sizes,
+        strides.as_deref(),
+    ))
+}
+
+/// A CPU device that behaves as a DirectML device of one feature level.
+#[wasm_bindgen]
+pub struct WebDevice {
+    device: Device,
+}
+
+#[wasm_bindgen]
+impl WebDevice {
+    /// A device at `feature_level` (default 6_4), failing when it is below
+    /// `min_feature_level` (`FeatureLevelUnavailable`), with the ewise extensions when
+    /// `extensions`, giving new SIGN operators NaN policy `nan` (0 zero, 1 propagate).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        feature_level: Option<String>,
+        min_feature_level: Option<String>,
+        extensions: bool,
+        nan: u32,
+    ) -> Result<WebDevice, JsValue> {
+        let mut options = DeviceOptions::default()
+            .extensions(if extensions {
+                Extensions::Enabled
+            } else {
+                Extensions::Disabled
+            })
+            .nan_policy(nan_policy(nan)?);
+        if let Some(level) = feature_level {
+            options = options.feature_level(self::feature_level("options.featureLevel", &level)?);
+        }
+        if let Some(level) = min_feature_level {
+            options =
+                options.min_feature_level(self::feature_level("options.minFeatureLevel", &level)?);
+        }
+        let device = Device::builder()
+            .options(options)
+            .build()
+            .map_err(|e| validation(&e))?;
+        Ok(WebDevice { device })
+    }
+
+    /// The feature level (`6_4`).
+    #[wasm_bindgen(getter, js_name = featureLevel)]
+    pub fn feature_level(&self) -> String {
+        self.device.feature_level().to_string()
+    }
+
+    /// Whether the ewise extensions are enabled.
+    #[wasm_bindgen(getter)]
+    pub fn extensions(&self) -> bool {
+        self.device.extensions() == Extensions::Enabled
+    }
+
+    /// The NaN policy new SIGN operators start with (0 zero, 1 propagate).
+    #[wasm_bindgen(getter, js_name = nanPolicy)]
+    pub fn nan_policy(&self) -> u32 {
+        policy_number(self.device.options().nan_policy)
+    }
+
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest of `levels` at or below the device's
+    /// level, or `undefined` when all are above it.
+    #[wasm_bindgen(js_name = checkFeatureLevels)]
+    pub fn check_feature_levels(&self, levels: Vec<String>) -> Result<Option<String>, JsValue> {
+        let levels = levels
+            .iter()
+            .map(|l| self::feature_level("levels", l))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self
+            .device
+            .check_feature_levels(&levels)
+            .map(|l| l.to_string()))
+    }
+
+    /// Validates SIGN (`operator` 0) or IS_INFINITY (1, with `mode`: 0 EITHER,
+    /// 1 POSITIVE, 2 NEGATIVE, 1000 NEITHER) of `input` and `output` at the device's
+    /// level, with the rules' first error.
+    #[wasm_bindgen(js_name = createOperator)]
+    pub fn create_operator(
+        &self,
+        operator: u32,
+        input: &WebTensorDesc,
+        output: &WebTensorDesc,
+        mode: u32,
+    ) -> Result<WebOperator, JsValue> {
+        let (input, output) = (input.desc.clone(), output.desc.clone());
+        let desc = match operator {
+            0 => OperatorDesc::sign(input, output),
+            1 => OperatorDesc::is_infinity(input, output, infinity_mode(mode)?),
+            _ => {
+                return Err(argument(
+                    "type",
+                    &format!("operator {operator} is not 0 (ELEMENT_WISE_SIGN) or 1 (ELEMENT_WISE_IS_INFINITY)"),
+                ))
+            }
+        };
+        let operator = self
+            .device
+            .create_operator(&desc)
+            .map_err(|e| validation(&e))?;
+        Ok(WebOperator { operator })
+    }
+}
+
+/// A validated operator, not yet compiled.
+#[wasm_bindgen]
+pub struct WebOperator {
+    operator: Operator,
+}
+
+#[wasm_bindgen]
+impl WebOperator {
+    /// The NaN policy (0 zero, 1 propagate).
+    #[wasm_bindgen(getter, js_name = nanPolicy)]
+    pub fn nan_policy(&self) -> u32 {
+        policy_number(self.operator.nan_policy())
+    }
+
+    /// This operator with NaN policy `nan` (0 zero, 1 propagate).
+    #[wasm_bindgen(js_name = withNanPolicy)]
+    pub fn with_nan_policy(&self, nan: u32) -> Result<WebOperator, JsValue> {
+        Ok(WebOperator {
+            operator: self.operator.clone().with_nan_policy(nan_policy(nan)?),
+        })
+    }
+
+    /// The operator, compiled.
+    pub fn compile(&self) -> Result<WebCompiledOperator, JsValue> {
+        let compiled = self.operator.compile().map_err(|e| validation(&e))?;
+        Ok(WebCompiledOperator { compiled })
+    }
+}
+
+/// A compiled operator: executes any number of times.
+#[wasm_bindgen]
+pub struct WebCompiledOperator {
+    compiled: CompiledOperator,
+}
+
+/// Bindings from `(buffer, offset, size)` triples.
+fn bindings(what: &str, flat: &[u64]) -> Result<Vec<BufferBinding>, JsValue> {
+    if !flat.len().is_multiple_of(3) {
+        return Err(argument(
+            what,
+            &format!(
+                "{what} must hold (buffer, offset, size) triples; got {} numbers",
+                flat.len()
+            ),
+        ));
+    }
+    Ok(flat
+        .chunks_exact(3)
+        .map(|t| {
+            let buffer = usize::try_from(t[0]).unwrap_or(usize::MAX);
+            BufferBinding::new(buffer, t[1], t[2])
+        })
+        .collect())
+}
+
+#[wasm_bindgen]
+impl WebCompiledOperator {
+    /// `ELEMENT_WISE_SIGN` or `ELEMENT_WISE_IS_INFINITY`.
+    #[wasm_bindgen(getter, js_name = operatorType)]
+    pub fn operator_type(&self) -> String {
+        self.compiled.operator_type().name().to_string()
+    }
+
+    /// Runs with bindings into `buffers` (`Uint8Array`s; `memories[i]` identifies the
+    /// `ArrayBuffer` of `buffers[i]`): `inputs` and `outputs` hold (buffer index,
+    /// offset, size in bytes) triples, checked as `CompiledOperator::execute` checks
+    /// them. Bindings to one buffer, or to views of one `ArrayBuffer` (then compared,
+    /// and named in messages, by their offsets in it), may overlap only in identical
+    /// ranges, which run in place (SIGN); any other overlap is a `Hazard`. Only the
+    /// output elements' bytes change.
+    pub fn execute(
+        &self,
+        buffers: &JsValue,
+        memories: Vec<u32>,
+        inputs: Vec<u64>,
+        outputs: Vec<u64>,
+    ) -> Result<(), JsValue> {
+        let c = &self.compiled;
+        let operator = c.operator_type();
+        let buffers = buffers
+            .dyn_ref::<Array>()
+            .filter(|_| Array::is_array(buffers))
+            .ok_or_else(|| argument("buffers", "buffers must be an Array of Uint8Arrays"))?;
+        let views = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                b.dyn_into::<Uint8Array>()
+                    .map_err(|_| argument("buffers", &format!("buffers[{i}] is not a Uint8Array")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if memories.len() != views.len() {
+            return Err(argument(
+                "memories",
+                &format!("{} memories for {} buffers", memories.len(), views.len()),
+            ));
+        }
+        let (inputs, outputs) = (bindings("inputs", &inputs)?, bindings("outputs", &outputs)?);
+        let lens: Vec<u64> = views.iter().map(|v| u64::from(v.length())).collect();
+        let bound = ewise_core::check_bindings(
+            operator,
+            (c.input_desc(), c.output_desc()),
+            (&inputs, &outputs),
+            |i| lens.get(i).copied(),
+            lens.len(),
+        )
+        .map_err(|e| validation(&e))?;
+        let (inb, outb) = (bound.input, bound.output);
+        let in_place = operator == OperatorType::ElementWiseSign;
+        // check_bindings found both buffers, so these indices exist.
+        let (Some(in_view), Some(out_view)) = (views.get(inb.buffer), views.get(outb.buffer))
+        else {
+            return Err(argument("buffers", "a bound buffer is missing"));
+        };
+        let placement = if inb.buffer == outb.buffer {
+            bound
+                .placement(operator, in_place)
+                .map_err(|e| validation(&e))?
+        } else if memories.get(inb.buffer) == memories.get(outb.buffer) {
+            // Two views of one ArrayBuffer: their ranges within it, named by the input's
+            // buffer index.
+            let at = |v: &Uint8Array, b: BufferBinding| {
+                let offset = u64::from(v.byte_offset()) + b.offset;
+                BufferBinding::new(inb.buffer, offset, b.size_in_bytes)
+            };
+            let absolute = Bindings {
+                input: at(in_view, inb),
+                output: at(out_view, outb),
+            };
+            absolute
+                .placement(operator, in_place)
+                .map_err(|e| validation(&e))?
+        } else {
+            Placement::Separate
+        };
+        // Ranges lie inside their buffers (check_bindings), so they fit in usize.
+        let (in_at, in_len) = (inb.offset as usize, inb.size_in_bytes as usize);
+        let (out_at, out_len) = (outb.offset as usize, outb.size_in_bytes as usize);
+        let mut src = error::zeroed(in_len, "a copy of the input binding's range")?;
+        copy_in(in_view, in_at, &mut src)?;
+        let one = |len| [BufferBinding::new(0, 0, len)];
+        if placement == Placement::InPlace {
+            c.execute(
+                &mut [BufferRef::ReadWrite(&mut src)],
+                &one(inb.size_in_bytes),
+                &one(outb.size_in_bytes),
+            )
+            .map_err(|e| validation(&e))?;
+            return copy_out(in_view, in_at, &src);
+        }
+        let mut dst = error::zeroed(out_len, "a copy of the output binding's range")?;
+        copy_in(out_view, out_at, &mut dst)?;
+        c.execute(
+            &mut [BufferRef::ReadOnly(&src), BufferRef::ReadWrite(&mut dst)],
+            &one(inb.size_in_bytes),
+            &[BufferBinding::new(1, 0, outb.size_in_bytes)],
+        )
+        .map_err(|e| validation(&e))?;
+        copy_out(out_view, out_at, &dst)
+    }
+
+    /// `CompiledOperator::execute_slices`: bytes starting at each tensor's base, each
+    /// holding at least its exact span (else `BytesTooShort`); views that share memory
+    /// give the result of reading the whole input first.
+    #[wasm_bindgen(js_name = executeSlices)]
+    pub fn execute_slices(&self, input: &JsValue, output: &JsValue) -> Result<(), JsValue> {
+        let (input, output) = (view(input, "input")?, view(output, "output")?);
+        let mut src = error::zeroed(input.length() as usize, "a copy of the input")?;
+        copy_in(input, 0, &mut src)?;
+        let mut dst = error::zeroed(output.length() as usize, "a copy of the output")?;
+        copy_in(output, 0, &mut dst)?;
+        self.compiled
+            .execute_slices(&src, &mut dst)
+            .map_err(|e| validation(&e))?;
+        copy_out(output, 0, &dst)
+    }
+
+    /// `CompiledOperator::execute_in_place_slice`: SIGN over `data`, which the output
+    /// replaces (`InPlaceUnsupported` for IS_INFINITY or layouts that differ).
+    #[wasm_bindgen(js_name = executeInPlace)]
+    pub fn execute_in_place(&self, data: &JsValue) -> Result<(), JsValue> {
+        let data = view(data, "data")?;
+        let mut bytes = error::zeroed(data.length() as usize, "a copy of the data")?;
+        copy_in(data, 0, &mut bytes)?;
+        self.compiled
+            .execute_in_place_slice(&mut bytes)
+            .map_err(|e| validation(&e))?;
+        copy_out(data, 0, &bytes)
+    }
+}

@@ -1,0 +1,29 @@
+//! # ewise-web
+//!
+//! The WebAssembly half of the npm package `ewise`: wasm-bindgen exports that the
+//! package's entry module (`js/ewise.js`, built into `pkg/` by `scripts/web-build.sh`)
+//! wraps into its JavaScript API. Built for `wasm32` only; on every other target this
+//! crate is empty.
+//!
+//! The exports trust nothing they are given: every argument is checked again here, and
+//! every failure is returned as a thrown JavaScript `Error` whose `name` says its class
+//! (`ValidationError` for `ewise_core::Error`, with its message unchanged and its
+//! variant in `kind`; `GpuError`; `ArgumentError`; `OutOfMemoryError`), which the entry
+//! module turns into instances of its exported classes. No input makes this module
+//! panic: a panic in WebAssembly is a trap that would leave the module unusable.
+//!
+//! Memory: the array exports copy the caller's elements in chunks of at most
+//! `array::CHUNK_BYTES` (1 MiB) of input, so the module's memory does not grow with the
+//! arrays (except where an output starts inside its input: that input is copied whole
+//! first); the DirectML-style `execute` copies the two bound ranges, and
+//! the GPU device the whole input and output. Each allocation that cannot be had is an
+//! `OutOfMemoryError`, never a trap.
+#![cfg(target_arch = "wasm32")]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod array;
+pub mod dml;
+pub mod error;
+pub mod gpu;

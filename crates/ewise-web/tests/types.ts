@@ -1,0 +1,66 @@
+// Type-checked (never run) by scripts/web-test.sh when tsc is at hand: the README's uses
+// compile against ewise.d.ts with --strict, and misuses do not.
+
+import {
+  ArgumentError, CompiledOperator, Device, EwiseError, GpuDevice, OperatorDesc, ValidationError,
+  WebGpuUnavailableError, calcBufferTensorSize, init, isInfinity, requestGpu, sign, tensorDesc,
+} from "../pkg/ewise.js";
+
+export async function uses(): Promise<void> {
+  await init();
+  await init(new URL("https://example.com/ewise_web_bg.wasm"));
+  const f: Float32Array = sign(new Float32Array([-2.5, NaN]), { nan: "propagate" });
+  const i: BigInt64Array = sign(new BigInt64Array(2));
+  const h: Uint16Array = sign(new Uint16Array([0xfc00]), { dtype: "float16" });
+  const x = new Float64Array([3, -4]);
+  const same: Float64Array = sign(x, { out: x });
+  const flags: Uint8Array = isInfinity(new Float64Array([Infinity]), { mode: "positive" });
+  const b: Uint8Array = isInfinity(new Uint16Array([0x7f80]), { dtype: "bfloat16", out: new Uint8Array(1) });
+  void [f, i, h, same, flags, b];
+
+  try {
+    const gpu: GpuDevice = await requestGpu({ allowSoftware: false });
+    const name: string = gpu.adapter;
+    const g: Int32Array = await gpu.sign(new Int32Array(3), { nan: "zero" });
+    const gi: Uint8Array = await gpu.isInfinity(new Float32Array(3), { mode: "neither" });
+    void [name, g, gi];
+  } catch (e) {
+    if (e instanceof WebGpuUnavailableError || e instanceof ArgumentError || e instanceof ValidationError) {
+      const kind: string = e.kind;
+      void kind;
+    }
+    const base: boolean = e instanceof EwiseError && e instanceof Error;
+    void base;
+  }
+
+  const device = new Device({ featureLevel: "4_1", extensions: false, nanPolicy: "zero" });
+  const level: string = device.featureLevel;
+  const t = tensorDesc("FLOAT32", [2, 3]);
+  const strided = tensorDesc("FLOAT32", [2, 3], [1, 2]);
+  const op: CompiledOperator = device
+    .createOperator(OperatorDesc.sign(strided, t))
+    .withNanPolicy("propagate")
+    .compile();
+  op.execute([new Float32Array(6), new Float32Array(6)], [{ buffer: 0, offset: 0, sizeInBytes: 24 }], [{ buffer: 1, sizeInBytes: 24n }]);
+  const inf = Device.withFeatureLevel(0x6400).createOperator(OperatorDesc.isInfinity(t, tensorDesc("UINT8", [2, 3]), "NEGATIVE"));
+  inf.compile().executeSlices(new Float32Array(6), new Uint8Array(6));
+  const size: number | bigint | null = calcBufferTensorSize("UINT16", [5, 7], [0, 0]);
+  void [level, size];
+}
+
+export function misuses(): void {
+  // @ts-expect-error: a plain array is no typed array
+  sign([1, 2]);
+  // @ts-expect-error: an unknown NaN policy
+  sign(new Float32Array(1), { nan: "keep" });
+  // @ts-expect-error: out of another type than x
+  sign(new Float32Array(1), { out: new Float64Array(1) });
+  // @ts-expect-error: integers have no infinities
+  isInfinity(new Int32Array(1));
+  // @ts-expect-error: an unknown mode
+  isInfinity(new Float32Array(1), { mode: "both" });
+  // @ts-expect-error: an unknown option
+  sign(new Float32Array(1), { policy: "zero" });
+  // @ts-expect-error: an unknown data type
+  tensorDesc("FLOAT", [1]);
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The npm package's tests: builds crates/ewise-web/pkg/ (scripts/web-build.sh), packs it
+# with `npm pack` and installs the tarball into a scratch project under target/ (as a
+# user would: `npm install ./crates/ewise-web/pkg` or the tarball), then runs
+# crates/ewise-web/tests/*.test.mjs with `node --test` against the installed copy (or
+# against pkg/ itself where npm is missing). Where TypeScript's tsc is at hand
+# (target/tools/node_modules/.bin/tsc, or EWISE_WEB_TSC), the declarations are also
+# type-checked against crates/ewise-web/tests/types.ts (`npm install --prefix
+# target/tools typescript` puts one there).
+#
+# Needs Node >= 20. Without it, or when web-build.sh skips, the tests skip with a
+# message (exit 0); under CI=true that is a failure.
+#
+# Usage: scripts/web-test.sh [NODE --test ARGS...]   (e.g. --test-name-pattern=dml)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+skip() {
+    echo "web-test: SKIPPED: $*" >&2
+    if [ "${CI:-}" = "true" ]; then
+        echo "web-test: CI=true, so a skipped web test is a failure" >&2
+        exit 1
+    fi
+    exit 0
+}
+
+command -v node >/dev/null || skip "needs Node >= 20 (node)"
+major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$major" -ge 20 ] || skip "needs Node >= 20; this is Node $(node --version)"
+
+status=0
+EWISE_WEB_SKIP_STATUS=75 scripts/web-build.sh || status=$?
+[ "$status" -ne 75 ] || skip "the package was not built (see web-build's message)"
+[ "$status" -eq 0 ] || exit "$status"
+pkg=crates/ewise-web/pkg
+
+scratch=${CARGO_TARGET_DIR:-target}/web/npm-test
+if command -v npm >/dev/null; then
+    rm -rf "$scratch"
+    mkdir -p "$scratch"
+    scratch=$(cd "$scratch" && pwd)
+    tarball=$(npm pack --silent --pack-destination "$scratch" "./$pkg" | tail -n 1)
+    (cd "$scratch" && echo '{ "private": true, "type": "module" }' >package.json &&
+        npm install --offline --no-audit --no-fund --silent "./$tarball" >&2)
+    export EWISE_WEB_PKG=$scratch/node_modules/ewise
+    (cd "$scratch" && node --input-type=module -e "
+        import { init, sign } from 'ewise';
+        await init();
+        if (sign(new Int8Array([-5]))[0] !== -1) throw new Error('sign gave the wrong value');
+    ") || { echo "web-test: import { init, sign } from \"ewise\" failed in $scratch" >&2; exit 1; }
+    cd_note="the npm-installed $tarball"
+else
+    echo "web-test: no npm: testing $pkg directly, without packing it" >&2
+    export EWISE_WEB_PKG=$PWD/$pkg
+    cd_note=$pkg
+fi
+
+tsc=${EWISE_WEB_TSC:-target/tools/node_modules/.bin/tsc}
+if [ -x "$tsc" ]; then
+    echo "web-test: $tsc --noEmit crates/ewise-web/tests/types.ts" >&2
+    "$tsc" --noEmit --strict --target es2022 --lib es2022,dom --module nodenext \
+        --moduleResolution nodenext crates/ewise-web/tests/types.ts
+else
+    echo "web-test: no tsc ($tsc): the declarations are not type-checked" >&2
+fi
+
+echo "web-test: node --test against $cd_note (Node $(node --version))" >&2
+node --test "$@" crates/ewise-web/tests/*.test.mjs
