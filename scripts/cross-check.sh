@@ -14,14 +14,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-skip() {
-    echo "cross-check: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "cross-check: CI=true, so a skipped cross check is a failure" >&2
-        exit 1
-    fi
-    exit 0
-}
+who=cross-check what="cross check"
+# shellcheck source=scripts/lib/skip.sh
+source scripts/lib/skip.sh
 
 targets=(x86_64-pc-windows-msvc x86_64-pc-windows-gnu aarch64-apple-darwin aarch64-unknown-linux-gnu)
 installed="$(rustup target list --installed 2>/dev/null || true)"

@@ -24,14 +24,9 @@ tools="$repo/target/cargo-fuzz"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(load_model load_tree c_abi)
 
-skip() {
-    echo "fuzz: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "fuzz: CI=true, so a skipped fuzz run is a failure" >&2
-        exit 1
-    fi
-    exit 0
-}
+who=fuzz what="fuzz run"
+# shellcheck source=scripts/lib/skip.sh
+source scripts/lib/skip.sh
 
 if [ ! -x "$tools/bin/cargo-fuzz" ]; then
     echo "fuzz: installing cargo-fuzz into $tools" >&2

@@ -24,14 +24,9 @@ if [ "${1:-}" = "--venv" ]; then
 fi
 package="crates/ewise-python"
 
-skip() {
-    echo "python-test: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "python-test: CI=true, so a skipped Python suite is a failure" >&2
-        exit 1
-    fi
-    exit 0
-}
+who=python-test what="Python suite"
+# shellcheck source=scripts/lib/skip.sh
+source scripts/lib/skip.sh
 
 command -v python3 >/dev/null || skip "python3 is not installed (the Python package needs CPython >= 3.10 with pip and venv)"
 if [ ! -x "${venv}/bin/python" ]; then

@@ -20,14 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 
-skip() {
-    echo "wasm-test: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "wasm-test: CI=true, so a skipped wasm test is a failure" >&2
-        exit 1
-    fi
-    exit 0
-}
+who=wasm-test what="wasm test"
+# shellcheck source=scripts/lib/skip.sh
+source scripts/lib/skip.sh
 
 command -v rustup >/dev/null || skip "needs rustup, to add the wasm32-wasip1 and wasm32-unknown-unknown targets"
 installed="$(rustup target list --installed 2>/dev/null || true)"

@@ -24,14 +24,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-skip() {
-    echo "web-build: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "web-build: CI=true, so a skipped web build is a failure" >&2
-        exit 1
-    fi
-    exit "${EWISE_WEB_SKIP_STATUS:-0}"
-}
+who=web-build what="web build"
+skip_status=${EWISE_WEB_SKIP_STATUS:-0}
+# shellcheck source=scripts/lib/skip.sh
+source scripts/lib/skip.sh
 
 command -v cargo >/dev/null || skip "needs cargo (https://rustup.rs)"
 command -v rustup >/dev/null || skip "needs rustup, to add the wasm32-unknown-unknown target"

@@ -15,14 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-skip() {
-    echo "web-test: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "web-test: CI=true, so a skipped web test is a failure" >&2
-        exit 1
-    fi
-    exit 0
-}
+who=web-test what="web test"
+# shellcheck source=scripts/lib/skip.sh
+source scripts/lib/skip.sh
 
 command -v node >/dev/null || skip "needs Node >= 20 (node)"
 major=$(node -p 'process.versions.node.split(".")[0]')

@@ -6,14 +6,9 @@
 
 target=x86_64-pc-windows-gnu
 
-skip() {
-    echo "$who: SKIPPED: $*" >&2
-    if [ "${CI:-}" = "true" ]; then
-        echo "$who: CI=true, so a skipped Windows test is a failure" >&2
-        exit 1
-    fi
-    exit 0
-}
+what="Windows test"
+# shellcheck source=scripts/lib/skip.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/skip.sh"
 
 if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
     rustup target add "$target" >&2 || skip "rustup could not add the target $target"
