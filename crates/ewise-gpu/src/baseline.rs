@@ -44,6 +44,14 @@ impl fmt::Display for BaselineKind {
     }
 }
 
+/// The WGSL of both baseline kernels, labelled.
+pub(crate) fn sources() -> Vec<(String, String)> {
+    [BaselineKind::Copy, BaselineKind::Read]
+        .into_iter()
+        .map(|k| (format!("baseline {k}"), source(k)))
+        .collect()
+}
+
 fn source(kind: BaselineKind) -> String {
     let body = match kind {
         BaselineKind::Copy => "    dst[p.dst_base + i] = src[p.src_base + i];\n".to_string(),

@@ -519,6 +519,9 @@ struct Scopes {
     memory: ScopeError,
 }
 
+/// What [`GpuDevice::pipeline`]'s errors say they were doing.
+const BUILDING_PIPELINE: &str = "building a compute pipeline";
+
 /// A submission to the device's queue, to wait for.
 #[derive(Debug)]
 pub(crate) struct Submission {
@@ -808,7 +811,7 @@ impl GpuDevice {
             return Ok(Arc::clone(p));
         }
         let device = &self.shared.device;
-        let pipeline = self.catch("building a compute pipeline", || {
+        let pipeline = self.catch(BUILDING_PIPELINE, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("ewise kernel"),
                 source: wgpu::ShaderSource::Wgsl(shader::source(key).into()),
@@ -880,7 +883,8 @@ impl GpuDevice {
 
     /// The first error of the synchronous calls' scopes not yet settled (in a browser,
     /// they come through promises), as a [`GpuError::Wgpu`] of the call that got it;
-    /// every pending scope is settled either way. (Natively [`GpuDevice::catch`] settles
+    /// every pending scope is settled either way. An error while building a pipeline
+    /// empties the pipeline cache, so that no later call reuses the invalid pipeline. (Natively [`GpuDevice::catch`] settles
     /// its scopes at once.)
     #[cfg(target_arch = "wasm32")]
     async fn settle(&self) -> Result<()> {
@@ -890,6 +894,13 @@ impl GpuDevice {
         for scopes in pending {
             let validation = scopes.validation.await;
             let error = validation.or(scopes.memory.await);
+            if error.is_some() && scopes.during == BUILDING_PIPELINE {
+                self.shared
+                    .pipelines
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clear();
+            }
             if let (None, Some(e)) = (&first, error) {
                 first = Some(GpuError::Wgpu {
                     during: scopes.during,

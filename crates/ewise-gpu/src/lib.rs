@@ -90,3 +90,16 @@ pub use timing::{GpuTimer, TimerKind};
 #[doc(hidden)]
 pub use tuning::{Tuning, MAX_LOADS_IN_FLIGHT};
 pub use wgpu;
+
+/// The WGSL source of every kernel an operator can compile, each with a label naming its
+/// key (the first key of each distinct source), and of the baseline kernels: for checking them with other shader compilers than
+/// the one at hand (a browser's, through WebGPU).
+#[doc(hidden)]
+pub fn kernel_sources() -> Vec<(String, String)> {
+    let mut seen = std::collections::HashSet::new();
+    let keys = shader::every_key().into_iter();
+    keys.map(|k| (format!("{k:?}"), shader::source(&k)))
+        .chain(baseline::sources())
+        .filter(|(_, wgsl)| seen.insert(wgsl.clone()))
+        .collect()
+}

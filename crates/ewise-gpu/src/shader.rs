@@ -178,6 +178,61 @@ impl KernelKey {
     }
 }
 
+/// The most dimensions a strided walk takes apart (DirectML's tensors have at most 8).
+const MAX_WALK_DIMS: u32 = 8;
+
+/// Every kernel key an operator can compile: each op with its element sizes, on every
+/// walk it can take (vector and row bodies included), reading its own input binding or
+/// the output's, at the default and the extreme loads in flight.
+pub(crate) fn every_key() -> Vec<KernelKey> {
+    use std::collections::HashSet;
+    let mut ops = vec![(Op::Copy, 4, 4)];
+    for data_type in DataType::ALL {
+        let Some(size) = data_type.size_in_bytes().map(|b| b as u32) else {
+            continue;
+        };
+        for policy in NanPolicy::ALL {
+            ops.extend(Op::sign(data_type, policy).map(|op| (op, size, size)));
+        }
+        for mode in InfinityMode::ALL {
+            ops.extend(Op::is_infinity(data_type, mode).map(|op| (op, size, 1)));
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut keys = Vec::new();
+    for (op, in_size, out_size) in ops {
+        let mut walks = vec![Walk::Contiguous];
+        if op != Op::Copy {
+            for dims in 1..=MAX_WALK_DIMS {
+                walks.push(Walk::Strided { dims });
+                if out_size < 4 {
+                    walks.push(Walk::StridedWords { dims });
+                }
+            }
+        }
+        for walk in walks {
+            for shared in [false, true] {
+                for loads in [1, vector::LOADS_IN_FLIGHT, crate::MAX_LOADS_IN_FLIGHT] {
+                    let key = KernelKey {
+                        op,
+                        in_size,
+                        out_size,
+                        walk,
+                        shared,
+                        loads,
+                    };
+                    for k in [Some(key), key.vector(), key.rows()].into_iter().flatten() {
+                        if seen.insert(k) {
+                            keys.push(k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    keys
+}
+
 /// Bytes of the uniform block before its dimensions: the invocation limit, the grid's
 /// row length, the input and output bases (in elements of their windows), the element
 /// count, the contiguous walk's hole (`skip_at`, `skip`) and padding.
@@ -360,7 +415,7 @@ fn word_op_fn(key: &KernelKey) -> Option<String> {
         Op::SignSigned { .. } => {
             let minus = (1u64 << bits) - 2;
             format!(
-                "fn opw(x: u32) -> u32 {{\n    let negative = (x >> {shift}u) & 0x{ones:X}u;\n    return ({nonzero} >> {shift}u) | negative * 0x{minus:X}u;\n}}\n"
+                "fn opw(x: u32) -> u32 {{\n    let negative = (x >> {shift}u) & 0x{ones:X}u;\n    return ({nonzero} >> {shift}u) | (negative * 0x{minus:X}u);\n}}\n"
             )
         }
         Op::SignFloat {
@@ -453,5 +508,33 @@ fn op_fn(op: Op) -> String {
             format!("fn op(x: u32) -> u32 {{ return select(0u, 1u, {test}); }}\n")
         }
         Op::NeverInf { .. } => "fn op(x: u32) -> u32 { return 0u; }\n".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_covers_each_walk_op_and_binding_and_each_source_has_an_entry_point() {
+        let keys = every_key();
+        let has = |f: &dyn Fn(&KernelKey) -> bool| keys.iter().any(f);
+        assert!(has(&|k| k.walk == Walk::Contiguous && k.op == Op::Copy));
+        assert!(has(&|k| k.walk == Walk::Vector && k.shared));
+        assert!(has(&|k| k.walk == Walk::Rows { dims: MAX_WALK_DIMS - 1 }));
+        assert!(has(&|k| k.walk == Walk::Strided { dims: MAX_WALK_DIMS } && k.atomic()));
+        assert!(has(&|k| matches!(k.walk, Walk::StridedWords { dims: 1 })));
+        assert!(has(&|k| matches!(k.op, Op::NeverInf { .. })));
+        for policy in NanPolicy::ALL {
+            let op = Op::sign(DataType::Float16, policy).unwrap();
+            assert!(has(&|k| k.op == op && k.walk == Walk::Vector));
+        }
+        for k in &keys {
+            assert!(source(k).contains("fn main("), "{k:?}");
+        }
+        let sources = crate::kernel_sources();
+        assert!(sources.iter().any(|(label, _)| label == "baseline read"));
+        let distinct: std::collections::HashSet<_> = sources.iter().map(|(_, s)| s).collect();
+        assert_eq!(distinct.len(), sources.len());
     }
 }
