@@ -2,10 +2,11 @@
 // 2 (the tables of results and infinities), on bit patterns as BigInts; it calls
 // nothing of the package. Also: loading the built package, and test inputs.
 
-import { pathToFileURL } from "node:url";
-
-/** The built package's entry module: EWISE_WEB_PKG (a directory), else ../pkg. */
+/** The built package's entry module: EWISE_WEB_PKG (a directory), else ../pkg. In a
+ * browser (no `process`), ../pkg as served beside the tests. */
 export async function loadPackage() {
+  if (typeof process === "undefined") return import(new URL("../pkg/ewise.js", import.meta.url).href);
+  const { pathToFileURL } = await import("node:url");
   const dir = process.env.EWISE_WEB_PKG;
   const url = dir ? pathToFileURL(`${dir.replace(/\/$/, "")}/ewise.js`) : new URL("../pkg/ewise.js", import.meta.url);
   return import(url.href);

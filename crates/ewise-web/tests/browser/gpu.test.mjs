@@ -1,0 +1,90 @@
+// The array-style GPU functions in a browser with WebGPU: requestGpu() and GpuDevice's
+// sign and isInfinity, bit for bit against the wasm CPU functions and the reference, for
+// every type, NaN policy and infinity mode; out= and in place; arrays of more than one
+// 32 MiB piece.
+
+import { test } from "../../browser/harness.mjs";
+import * as assert from "../../browser/assert.mjs";
+import * as ewise from "../../pkg/ewise.js";
+import { TYPES, allPatterns, firstMismatch, isInfinityOf, patternsOf, signOf, valuesOf, widePatterns } from "../reference.mjs";
+
+const FLOATS = ["float32", "float64", "float16", "bfloat16"];
+const MODES = ["either", "positive", "negative", "neither"];
+
+/** The input of `type` as the array the functions take, its options' dtype, and its
+ * patterns: every pattern of 8- and 16-bit types, 100 000 of the others. */
+function inputOf(type) {
+  const bits = TYPES[type].bits;
+  const patterns = bits <= 16 ? allPatterns(bits) : widePatterns(type, 100_000);
+  const dtype = type === "float16" || type === "bfloat16" ? { dtype: type } : {};
+  return { x: valuesOf(type, patterns), patterns, dtype };
+}
+
+let gpu;
+test("requestGpu() gives a WebGPU device", async () => {
+  assert.ok(typeof navigator.gpu?.requestAdapter === "function", "this browser offers navigator.gpu");
+  gpu = await ewise.requestGpu();
+  assert.ok(gpu instanceof ewise.GpuDevice);
+  assert.match(gpu.adapter, /webgpu/i, "the adapter names its backend");
+});
+
+for (const type of Object.keys(TYPES)) {
+  for (const nan of ["zero", "propagate"]) {
+    test(`sign ${type} nan=${nan}: the CPU's bits and the reference's`, async () => {
+      const { x, patterns, dtype } = inputOf(type);
+      const before = x.slice();
+      const got = await gpu.sign(x, { ...dtype, nan });
+      assert.equal(got.constructor, x.constructor, "the output has the input's type");
+      assert.sameBytes(x, before, "the input is kept");
+      assert.sameBytes(got, ewise.sign(x, { ...dtype, nan }), "GPU against CPU");
+      const mismatch = firstMismatch(patterns, patternsOf(got), (p) => signOf(type, p, nan));
+      assert.equal(mismatch, null, "GPU against the reference");
+    });
+  }
+}
+
+for (const type of FLOATS) {
+  for (const mode of MODES) {
+    test(`isInfinity ${type} mode=${mode}: the CPU's bits and the reference's`, async () => {
+      const { x, patterns, dtype } = inputOf(type);
+      const got = await gpu.isInfinity(x, { ...dtype, mode });
+      assert.ok(got instanceof Uint8Array && got.length === x.length);
+      assert.sameBytes(got, ewise.isInfinity(x, { ...dtype, mode }), "GPU against CPU");
+      assert.equal(firstMismatch(patterns, got, (p) => isInfinityOf(type, p, mode)), null, "GPU against the reference");
+    });
+  }
+}
+
+test("out= and in place on the GPU", async () => {
+  const { x, patterns } = inputOf("float32");
+  const out = new Float32Array(x.length);
+  assert.equal(await gpu.sign(x, { out }), out, "returns out");
+  assert.sameBytes(out, ewise.sign(x));
+  const data = x.slice();
+  assert.equal(await gpu.sign(data, { out: data, nan: "propagate" }), data, "returns x in place");
+  assert.equal(firstMismatch(patterns, patternsOf(data), (p) => signOf("float32", p, "propagate")), null);
+  const flags = new Uint8Array(x.length).fill(7);
+  await gpu.isInfinity(x, { out: flags, mode: "negative" });
+  assert.sameBytes(flags, ewise.isInfinity(x, { mode: "negative" }));
+});
+
+test("arrays of several 32 MiB pieces: 9 Mi float32 and 40 Mi int8 elements", async () => {
+  for (const [type, count] of [["float32", 9 << 20], ["int8", 40 << 20]]) {
+    const wide = widePatterns(type === "int8" ? "int32" : type, count >> (type === "int8" ? 2 : 0));
+    const x = new TYPES[type].array(wide.buffer, 0, count);
+    const got = await gpu.sign(x, { nan: "propagate" });
+    assert.sameBytes(got, ewise.sign(x, { nan: "propagate" }), `${type} × ${count}`);
+  }
+  const big = valuesOf("float32", widePatterns("float32", 9 << 20));
+  assert.sameBytes(await gpu.isInfinity(big), ewise.isInfinity(big), "isInfinity float32 × 9 Mi");
+});
+
+test("bad arguments on the GPU: the CPU's typed errors, and the device keeps working", async () => {
+  let cpuError;
+  assert.throws(() => ewise.isInfinity(new Int32Array(4)), (e) => (cpuError = e) instanceof ewise.ArgumentError);
+  await assert.rejects(() => gpu.isInfinity(new Int32Array(4)), (e) => e instanceof ewise.ArgumentError && e.message === cpuError.message.replace(/^isInfinity/, "GpuDevice.isInfinity"));
+  await assert.rejects(() => gpu.isInfinity(new Uint16Array(4), { dtype: "int16" }), ewise.ArgumentError);
+  await assert.rejects(() => gpu.sign(new Uint16Array(4), { dtype: "float8" }), ewise.ArgumentError);
+  await assert.rejects(() => gpu.sign([1, 2, 3]), ewise.ArgumentError);
+  assert.sameBytes(await gpu.sign(new Float32Array([-2, 0, 3])), new Float32Array([-1, 0, 1]));
+});
