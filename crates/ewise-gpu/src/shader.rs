@@ -521,8 +521,15 @@ mod tests {
         let has = |f: &dyn Fn(&KernelKey) -> bool| keys.iter().any(f);
         assert!(has(&|k| k.walk == Walk::Contiguous && k.op == Op::Copy));
         assert!(has(&|k| k.walk == Walk::Vector && k.shared));
-        assert!(has(&|k| k.walk == Walk::Rows { dims: MAX_WALK_DIMS - 1 }));
-        assert!(has(&|k| k.walk == Walk::Strided { dims: MAX_WALK_DIMS } && k.atomic()));
+        assert!(has(&|k| k.walk
+            == Walk::Rows {
+                dims: MAX_WALK_DIMS - 1
+            }));
+        assert!(has(&|k| k.walk
+            == Walk::Strided {
+                dims: MAX_WALK_DIMS
+            }
+            && k.atomic()));
         assert!(has(&|k| matches!(k.walk, Walk::StridedWords { dims: 1 })));
         assert!(has(&|k| matches!(k.op, Op::NeverInf { .. })));
         for policy in NanPolicy::ALL {
