@@ -59,7 +59,7 @@ tarball() {
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
     echo "dist: warning: the working tree has uncommitted changes; the artefacts include them" >&2
 fi
-cargo package --workspace --exclude ewise-python --exclude ewise-web --locked --no-verify --allow-dirty --quiet
+cargo package --workspace --exclude ewise-python --exclude ewise-web --exclude ewise-testkit --locked --no-verify --allow-dirty --quiet
 crates="$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["packages"]:

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The crates as a registry would take them, and the CLI as `cargo install` installs it:
-#   1. `cargo publish --workspace --dry-run` (ewise-python, which ships as a wheel, and
-#      ewise-web, the npm package scripts/web-build.sh makes, left out): packages every
-#      crate and builds each package on its own, in dependency order, against the
-#      packages before it;
+#   1. `cargo publish --workspace --dry-run` (ewise-python, which ships as a wheel,
+#      ewise-web, the npm package scripts/web-build.sh makes, and ewise-testkit, the
+#      tests' helpers, left out): packages every crate and builds each package on its
+#      own, in dependency order, against the packages before it;
 #   2. `cargo install --locked --path crates/ewise-cli` into a temporary root (reusing
 #      target/, where an earlier `cargo build --release -p ewise-cli` leaves little to
 #      build), then `ewise --version` and one real `ewise sign` on a .npy file this
@@ -26,7 +26,7 @@ for f in config config.toml credentials credentials.toml; do
     if [[ -f "$cargo_home/$f" ]]; then cp "$cargo_home/$f" "$scratch_home/$f"; fi
 done
 echo "package-check: cargo publish --workspace --dry-run" >&2
-CARGO_HOME="$scratch_home" cargo publish --workspace --exclude ewise-python --exclude ewise-web --dry-run --locked
+CARGO_HOME="$scratch_home" cargo publish --workspace --exclude ewise-python --exclude ewise-web --exclude ewise-testkit --dry-run --locked
 rm -rf "$scratch_home"
 
 root="$(mktemp -d)"

@@ -26,26 +26,6 @@ fn assert_stopped_between_steps(status: ExitStatus, err: &str, message: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-/// `ewise bench --device cpu --op sign --layout contiguous --sizes SIZE --dtype DTYPE`
-/// followed by `extra`.
-fn bench_sign<'a>(size: &'a str, dtype: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "bench",
-        "--device",
-        "cpu",
-        "--op",
-        "sign",
-        "--layout",
-        "contiguous",
-        "--sizes",
-        size,
-        "--dtype",
-        dtype,
-    ];
-    args.extend_from_slice(extra);
-    args
-}
-
 #[test]
 fn thread_counts_above_the_cap_are_refused_at_once() {
     let dir = temp_dir();

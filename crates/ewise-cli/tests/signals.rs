@@ -339,23 +339,11 @@ fn ctrl_c_stops_run_and_leaves_outdir_as_it_was() {
 #[test]
 #[cfg(windows)]
 fn ctrl_c_stops_bench_between_samples() {
-    let mut child = spawn_ewise_in_a_console(&[
-        "bench",
-        "--device",
-        "cpu",
-        "--op",
-        "sign",
-        "--layout",
-        "contiguous",
-        "--sizes",
+    let mut child = spawn_ewise_in_a_console(&bench_sign(
         "64Mi",
-        "--dtype",
         "float32",
-        "--threads",
-        "1",
-        "--samples",
-        "1001",
-    ]);
+        &["--threads", "1", "--samples", "1001"],
+    ));
     std::thread::sleep(Duration::from_millis(1500));
     assert!(child.try_wait().unwrap().is_none(), "bench ended early");
     send_console_event(&child, ConsoleEvent::CtrlC, 1, HELPER).expect("Ctrl-C delivered");

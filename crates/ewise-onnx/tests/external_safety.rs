@@ -158,19 +158,7 @@ fn junction(target: &Path, link: &Path) -> io::Result<()> {
 /// returns false; on Unix that is a failure instead.
 fn link(test: &str, how: &MakeLink, target: impl AsRef<Path>, link: &Path) -> bool {
     let (what, make) = how;
-    let why = match make(target.as_ref(), link) {
-        Err(e) => e.to_string(),
-        Ok(()) => match std::fs::symlink_metadata(link) {
-            Ok(m) if m.file_type().is_symlink() => return true,
-            Ok(m) => format!("it made a {:?} instead", m.file_type()),
-            Err(e) => format!("it reported success but made nothing: {e}"),
-        },
-    };
-    if cfg!(unix) {
-        panic!("{test}: cannot make a {what} at {}: {why}", link.display());
-    }
-    eprintln!("{test}: SKIPPED (its {what} part): this system cannot make a {what} ({why})");
-    false
+    ewise_testkit::link_made(test, what, make(target.as_ref(), link), link)
 }
 
 /// [`link`] to a file, the first way this system has.

@@ -157,3 +157,23 @@ pub fn peaks_checked() -> bool {
     }
     !emulated
 }
+
+/// `ewise bench --device cpu --op sign --layout contiguous --sizes SIZE --dtype DTYPE`
+/// followed by `extra`.
+pub fn bench_sign<'a>(size: &'a str, dtype: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "bench",
+        "--device",
+        "cpu",
+        "--op",
+        "sign",
+        "--layout",
+        "contiguous",
+        "--sizes",
+        size,
+        "--dtype",
+        dtype,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
