@@ -86,27 +86,6 @@ export function sign<T extends SignArray>(x: T, options?: SignOptions<T>): T;
  * `options.out` or a new `Uint8Array`. */
 export function isInfinity(x: FloatArray, options?: IsInfinityOptions): Uint8Array;
 
-export interface GpuOptions {
-  /** Accept a software adapter (SwiftShader); default true. */
-  allowSoftware?: boolean;
-}
-
-/** A GPU device over WebGPU; its operations give the CPU's bits. */
-export class GpuDevice {
-  private constructor();
-  /** The adapter: name, backend, type and driver. */
-  readonly adapter: string;
-  sign<T extends SignArray>(x: T, options?: SignOptions<T>): Promise<T>;
-  isInfinity(x: FloatArray, options?: IsInfinityOptions): Promise<Uint8Array>;
-}
-
-/**
- * A GPU device through WebGPU. Rejects with `WebGpuUnavailableError` where there is no
- * `navigator.gpu` (Node, or a browser without WebGPU or outside a secure context), and
- * with `GpuError` of kind "NoAdapter" where WebGPU gives no adapter.
- */
-export function requestGpu(options?: GpuOptions): Promise<GpuDevice>;
-
 /** Every error ewise throws; `kind` says which, more finely than the class. */
 export class EwiseError extends Error {
   readonly kind: string;
@@ -262,4 +241,85 @@ export class CompiledOperator {
   executeSlices(input: BufferSourceLike, output: BufferSourceLike): void;
   /** SIGN in place (same layouts). */
   executeInPlace(data: BufferSourceLike): void;
+}
+
+// ------------------------------------------------------------------------------ GPU
+
+export interface GpuOptions extends DeviceOptions {
+  /** Accept a software adapter (SwiftShader); default true. */
+  allowSoftware?: boolean;
+  /** Caps the workgroups one dispatch launches per grid dimension below the adapter's
+   * limit (a positive integer up to 2^32 - 1), so that small tensors take several
+   * dispatches or two-dimensional grids. */
+  maxWorkgroupsPerDimension?: number;
+  /** Caps the bytes one binding window spans below the adapter's limit (a positive
+   * integer; raised to 256 bytes plus the adapter's storage offset alignment), so that
+   * small tensors take several windows. */
+  maxBindingSize?: number | bigint;
+}
+
+/**
+ * A GPU device over WebGPU. Its array-style operations give the CPU functions' bits
+ * whatever the device's options; its DirectML-style operators are validated at its
+ * `featureLevel`, `extensions` and `nanPolicy`, as a CPU `Device`'s.
+ */
+export class GpuDevice {
+  private constructor();
+  /** The adapter: name, backend, type and driver. */
+  readonly adapter: string;
+  /** The bytes one binding window spans at most (the adapter's limit or the cap). */
+  readonly maxBindingSize: number | bigint;
+  readonly featureLevel: string;
+  readonly extensions: boolean;
+  readonly nanPolicy: NanPolicy;
+  sign<T extends SignArray>(x: T, options?: SignOptions<T>): Promise<T>;
+  isInfinity(x: FloatArray, options?: IsInfinityOptions): Promise<Uint8Array>;
+  /** The highest of `levels` at or below the device's level, or null. */
+  checkFeatureLevels(levels: readonly FeatureLevel[]): string | null;
+  /** Validates `desc` at the device's level (throws the rules' first `ValidationError`,
+   * or a `GpuError` of kind "BufferTooLarge" for a tensor larger than the GPU's
+   * largest buffer). */
+  createOperator(desc: OperatorDescription): GpuOperator;
+}
+
+/**
+ * A GPU device through WebGPU. The options are checked first (`ArgumentError`, or
+ * `ValidationError` of kind "FeatureLevelUnavailable"); then it rejects with
+ * `WebGpuUnavailableError` where there is no `navigator.gpu` (Node, or a browser
+ * without WebGPU or outside a secure context), and with `GpuError` of kind "NoAdapter"
+ * where WebGPU gives no adapter.
+ */
+export function requestGpu(options?: GpuOptions): Promise<GpuDevice>;
+
+/** A validated GPU operator, not yet compiled. */
+export class GpuOperator {
+  private constructor();
+  readonly desc: OperatorDescription;
+  readonly nanPolicy: NanPolicy;
+  withNanPolicy(policy: NanPolicy): GpuOperator;
+  compile(): GpuCompiledOperator;
+}
+
+/**
+ * A compiled GPU operator: executes any number of times. Every error is the returned
+ * promise's rejection, and bindings are checked (with the CPU's errors and messages)
+ * before anything is copied or run; the input is read when the method is called, and
+ * the output's elements (only them) are written when the GPU has finished, or nothing
+ * at all on an error.
+ */
+export class GpuCompiledOperator {
+  private constructor();
+  readonly operatorType: "ELEMENT_WISE_SIGN" | "ELEMENT_WISE_IS_INFINITY";
+  /** How many dispatches one execution records (0 for empty tensors). */
+  readonly dispatches: number;
+  /** As `CompiledOperator.execute`, on the GPU. */
+  execute(
+    buffers: readonly BufferSourceLike[],
+    inputs: readonly BufferBinding[],
+    outputs: readonly BufferBinding[],
+  ): Promise<void>;
+  /** As `CompiledOperator.executeSlices`, on the GPU. */
+  executeSlices(input: BufferSourceLike, output: BufferSourceLike): Promise<void>;
+  /** As `CompiledOperator.executeInPlace`, on the GPU. */
+  executeInPlace(data: BufferSourceLike): Promise<void>;
 }

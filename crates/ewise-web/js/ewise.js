@@ -318,73 +318,6 @@ export function isInfinity(x, options) {
   return p.out;
 }
 
-// ------------------------------------------------------------------------------- GPU
-
-/** A GPU device over WebGPU whose operations give the CPU's bits. */
-export class GpuDevice {
-  #device;
-
-  constructor(device) {
-    if (!(device instanceof wasm.WebGpuDevice)) {
-      throw argumentError("device", "GpuDevice: use requestGpu() to get one");
-    }
-    this.#device = device;
-  }
-
-  /** The adapter: name, backend, type and driver. */
-  get adapter() {
-    return this.#device.adapter;
-  }
-
-  /** As `sign`, on the GPU. */
-  async sign(x, options) {
-    const what = "GpuDevice.sign";
-    const p = prepareSign(x, options, what);
-    const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input));
-    bytes(p.out, "options.out", what).set(result);
-    return p.out;
-  }
-
-  /** As `isInfinity`, on the GPU. */
-  async isInfinity(x, options) {
-    const what = "GpuDevice.isInfinity";
-    const p = prepareIsInfinity(x, options, what);
-    const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input));
-    bytes(p.out, "options.out", what).set(result);
-    return p.out;
-  }
-}
-
-/**
- * A GPU device through WebGPU (`navigator.gpu.requestAdapter()`), accepting a software
- * adapter unless `allowSoftware: false`. Rejects with `WebGpuUnavailableError` where
- * there is no WebGPU (Node; a browser without it or outside a secure context), and with
- * `GpuError` (kind `NoAdapter`) where WebGPU gives no adapter.
- */
-export async function requestGpu(options) {
-  const what = "requestGpu";
-  needReady(what);
-  const o = optionsOf(options, ["allowSoftware"], what);
-  const allowSoftware = o.allowSoftware ?? true;
-  if (typeof allowSoftware !== "boolean") {
-    throw argumentError("options.allowSoftware", `${what}: options.allowSoftware must be true or false; got ${describe(allowSoftware)}`);
-  }
-  if (typeof globalThis.navigator?.gpu?.requestAdapter !== "function") {
-    const where = isNode()
-      ? `Node ${process.versions.node} has no WebGPU`
-      : globalThis.isSecureContext === false
-        ? "this page is not a secure context (WebGPU needs https or localhost)"
-        : "this browser has no WebGPU, or has it turned off";
-    throw new WebGpuUnavailableError(`${what}: WebGPU is not available: navigator.gpu is missing (${where}); the CPU functions sign and isInfinity work everywhere`, "WebGpuUnavailable");
-  }
-  // wgpu reaches navigator.gpu only from a window or a worker, which it recognises by
-  // these constructors, and panics elsewhere.
-  if (typeof globalThis.Window !== "function" && typeof globalThis.WorkerGlobalScope !== "function") {
-    throw new WebGpuUnavailableError(`${what}: WebGPU is not available: navigator.gpu exists, but this is neither a window nor a worker (no Window or WorkerGlobalScope), where alone ewise's WebGPU backend can reach it`, "WebGpuUnavailable");
-  }
-  return new GpuDevice(await callAsync(() => wasm.requestGpuDevice(allowSoftware)));
-}
-
 // ------------------------------------------------------------- DirectML-style API
 
 const DATA_TYPES = [
@@ -524,6 +457,60 @@ export function bufferBinding(buffer, offset, sizeInBytes) {
   return { buffer, offset, sizeInBytes };
 }
 
+const DEVICE_OPTIONS = ["featureLevel", "minFeatureLevel", "extensions", "nanPolicy"];
+
+/** The device options of `o` (`DEVICE_OPTIONS`), checked: the module's
+ * `WebDeviceOptions`, which the caller frees. */
+function wasmDeviceOptions(o, what) {
+  const level = o.featureLevel === undefined ? undefined : levelText(o.featureLevel, "options.featureLevel", what);
+  const min = o.minFeatureLevel === undefined ? undefined : levelText(o.minFeatureLevel, "options.minFeatureLevel", what);
+  const extensions = o.extensions ?? false;
+  if (typeof extensions !== "boolean") {
+    throw argumentError("options.extensions", `${what}: options.extensions must be true or false; got ${describe(extensions)}`);
+  }
+  const nan = nanNumber(o.nanPolicy, "options.nanPolicy", what);
+  return call(() => new wasm.WebDeviceOptions(level, min, extensions, nan));
+}
+
+/** `checkFeatureLevels` of the module's `device`. */
+function checkLevels(device, levels, what) {
+  if (!Array.isArray(levels)) {
+    throw argumentError("levels", `${what}: levels must be an array of feature levels; got ${describe(levels)}`);
+  }
+  const texts = levels.map((l, i) => levelText(l, `levels[${i}]`, what));
+  return call(() => device.checkFeatureLevels(texts)) ?? null;
+}
+
+/** `createOperator` of the module's `device`, wrapped in `Cls` (`Operator` or
+ * `GpuOperator`). */
+function createWith(device, desc, what, Cls) {
+  const d = optionsOf(desc, ["type", "input", "output", "mode"], what, "desc");
+  if (!OPERATORS.includes(d.type)) {
+    throw argumentError("desc.type", `${what}: desc.type must be ${quoted(OPERATORS)}; got ${showValue(d.type)}`);
+  }
+  const sign = d.type === OPERATORS[0];
+  if (sign && d.mode !== undefined) {
+    throw argumentError("desc.mode", `${what}: ELEMENT_WISE_SIGN has no mode`);
+  }
+  let mode = 0;
+  if (!sign && d.mode !== undefined) {
+    const m = typeof d.mode === "string" ? d.mode.toUpperCase() : d.mode;
+    mode = INFINITY_MODES.includes(m) ? MODE_NUMBERS[m.toLowerCase()] : -1;
+    if (mode < 0) {
+      throw argumentError("desc.mode", `${what}: desc.mode must be ${quoted(INFINITY_MODES)}; got ${showValue(d.mode)}`);
+    }
+  }
+  const input = wasmDesc(d.input, "desc.input", what);
+  let output;
+  try {
+    output = wasmDesc(d.output, "desc.output", what);
+    return new Cls(call(() => device.createOperator(sign ? 0 : 1, input, output, mode)), d);
+  } finally {
+    input.free();
+    output?.free();
+  }
+}
+
 /** A CPU device that validates as a DirectML device of one feature level. */
 export class Device {
   #device;
@@ -536,15 +523,13 @@ export class Device {
   constructor(options) {
     const what = "new Device";
     needReady(what);
-    const o = optionsOf(options, ["featureLevel", "minFeatureLevel", "extensions", "nanPolicy"], what);
-    const level = o.featureLevel === undefined ? undefined : levelText(o.featureLevel, "options.featureLevel", what);
-    const min = o.minFeatureLevel === undefined ? undefined : levelText(o.minFeatureLevel, "options.minFeatureLevel", what);
-    const extensions = o.extensions ?? false;
-    if (typeof extensions !== "boolean") {
-      throw argumentError("options.extensions", `${what}: options.extensions must be true or false; got ${describe(extensions)}`);
+    const o = optionsOf(options, DEVICE_OPTIONS, what);
+    const deviceOptions = wasmDeviceOptions(o, what);
+    try {
+      this.#device = call(() => new wasm.WebDevice(deviceOptions));
+    } finally {
+      deviceOptions.free();
     }
-    const nan = nanNumber(o.nanPolicy, "options.nanPolicy", what);
-    this.#device = call(() => new wasm.WebDevice(level, min, extensions, nan));
   }
 
   /** A strict device at `level`. */
@@ -569,53 +554,25 @@ export class Device {
 
   /** The highest of `levels` at or below the device's level, or null. */
   checkFeatureLevels(levels) {
-    const what = "Device.checkFeatureLevels";
-    if (!Array.isArray(levels)) {
-      throw argumentError("levels", `${what}: levels must be an array of feature levels; got ${describe(levels)}`);
-    }
-    const texts = levels.map((l, i) => levelText(l, `levels[${i}]`, what));
-    return call(() => this.#device.checkFeatureLevels(texts)) ?? null;
+    return checkLevels(this.#device, levels, "Device.checkFeatureLevels");
   }
 
   /** Validates `desc` (from `OperatorDesc`) at the device's level: an `Operator`, or the
    * rules' first `ValidationError`. */
   createOperator(desc) {
-    const what = "Device.createOperator";
-    const d = optionsOf(desc, ["type", "input", "output", "mode"], what, "desc");
-    if (!OPERATORS.includes(d.type)) {
-      throw argumentError("desc.type", `${what}: desc.type must be ${quoted(OPERATORS)}; got ${showValue(d.type)}`);
-    }
-    const sign = d.type === OPERATORS[0];
-    if (sign && d.mode !== undefined) {
-      throw argumentError("desc.mode", `${what}: ELEMENT_WISE_SIGN has no mode`);
-    }
-    let mode = 0;
-    if (!sign && d.mode !== undefined) {
-      const m = typeof d.mode === "string" ? d.mode.toUpperCase() : d.mode;
-      mode = INFINITY_MODES.includes(m) ? MODE_NUMBERS[m.toLowerCase()] : -1;
-      if (mode < 0) {
-        throw argumentError("desc.mode", `${what}: desc.mode must be ${quoted(INFINITY_MODES)}; got ${showValue(d.mode)}`);
-      }
-    }
-    const input = wasmDesc(d.input, "desc.input", what);
-    const output = wasmDesc(d.output, "desc.output", what);
-    try {
-      return new Operator(call(() => this.#device.createOperator(sign ? 0 : 1, input, output, mode)), d);
-    } finally {
-      input.free();
-      output.free();
-    }
+    return createWith(this.#device, desc, "Device.createOperator", Operator);
   }
 }
 
-/** A validated operator, not yet compiled. */
-export class Operator {
+/** What `Operator` and `GpuOperator` share: a validated operator, not yet compiled. */
+class Validated {
   #operator;
   #desc;
 
   constructor(operator, desc) {
-    if (!(operator instanceof wasm.WebOperator)) {
-      throw argumentError("operator", "Operator: use Device.createOperator() to get one");
+    const cls = new.target;
+    if (!(operator instanceof cls.wasmClass)) {
+      throw argumentError("operator", `${cls.label}: use ${cls.creator}() to get one`);
     }
     this.#operator = operator;
     this.#desc = desc;
@@ -633,16 +590,28 @@ export class Operator {
 
   /** This operator with another NaN policy. */
   withNanPolicy(policy) {
-    const nan = nanNumber(policy, "policy", "Operator.withNanPolicy");
+    const cls = this.constructor;
+    const what = `${cls.label}.withNanPolicy`;
+    const nan = nanNumber(policy, "policy", what);
     if (policy === undefined) {
-      throw argumentError("policy", `Operator.withNanPolicy: policy must be ${quoted(NAN)}; got undefined`);
+      throw argumentError("policy", `${what}: policy must be ${quoted(NAN)}; got undefined`);
     }
-    return new Operator(call(() => this.#operator.withNanPolicy(nan)), this.#desc);
+    return new cls(call(() => this.#operator.withNanPolicy(nan)), this.#desc);
   }
 
   /** Compiles the operator. */
   compile() {
-    return new CompiledOperator(call(() => this.#operator.compile()));
+    return new this.constructor.compiledClass(call(() => this.#operator.compile()));
+  }
+}
+
+/** A validated operator, not yet compiled. */
+export class Operator extends Validated {
+  static label = "Operator";
+  static creator = "Device.createOperator";
+  static wasmClass = wasm.WebOperator;
+  static get compiledClass() {
+    return CompiledOperator;
   }
 }
 
@@ -675,6 +644,16 @@ function flatBindings(list, argument, what) {
   return BigUint64Array.from(flat);
 }
 
+/** The arguments of `execute`, checked, as the module's `execute` takes them. */
+function executeArgs(buffers, inputs, outputs, what) {
+  if (!Array.isArray(buffers)) {
+    throw argumentError("buffers", `${what}: buffers must be an array of ArrayBuffers or typed arrays; got ${describe(buffers)}`);
+  }
+  const views = buffers.map((b, i) => bufferMemory(b, `buffers[${i}]`, what));
+  const memories = Uint32Array.from(views, (v) => views.findIndex((w) => w.buffer === v.buffer));
+  return { views, memories, inputs: flatBindings(inputs, "inputs", what), outputs: flatBindings(outputs, "outputs", what) };
+}
+
 /** A compiled operator: executes any number of times. */
 export class CompiledOperator {
   #compiled;
@@ -699,15 +678,8 @@ export class CompiledOperator {
    * are written.
    */
   execute(buffers, inputs, outputs) {
-    const what = "CompiledOperator.execute";
-    if (!Array.isArray(buffers)) {
-      throw argumentError("buffers", `${what}: buffers must be an array of ArrayBuffers or typed arrays; got ${describe(buffers)}`);
-    }
-    const views = buffers.map((b, i) => bufferMemory(b, `buffers[${i}]`, what));
-    const memories = Uint32Array.from(views, (v) => views.findIndex((w) => w.buffer === v.buffer));
-    const ins = flatBindings(inputs, "inputs", what);
-    const outs = flatBindings(outputs, "outputs", what);
-    call(() => this.#compiled.execute(views, memories, ins, outs));
+    const a = executeArgs(buffers, inputs, outputs, "CompiledOperator.execute");
+    call(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
   }
 
   /** Runs on the bytes of `input` and `output` from each tensor's base (no binding
@@ -723,5 +695,196 @@ export class CompiledOperator {
   executeInPlace(data) {
     const what = "CompiledOperator.executeInPlace";
     call(() => this.#compiled.executeInPlace(bufferMemory(data, "data", what)));
+  }
+}
+
+// ------------------------------------------------------------------------------- GPU
+
+/**
+ * A GPU device over WebGPU. Its array-style `sign` and `isInfinity` give the CPU
+ * functions' bits whatever the device's options; its DirectML-style operators
+ * (`createOperator`) are validated at its options, as a CPU `Device`'s.
+ */
+export class GpuDevice {
+  #device;
+
+  constructor(device) {
+    if (!(device instanceof wasm.WebGpuDevice)) {
+      throw argumentError("device", "GpuDevice: use requestGpu() to get one");
+    }
+    this.#device = device;
+  }
+
+  /** The adapter: name, backend, type and driver. */
+  get adapter() {
+    return this.#device.adapter;
+  }
+
+  /** The bytes one binding window spans at most: the adapter's limit, or
+   * `maxBindingSize` (raised to 256 bytes plus the adapter's offset alignment). */
+  get maxBindingSize() {
+    return numeric(this.#device.maxBindingSize);
+  }
+
+  /** The feature level of its DirectML-style operators ("6_4"). */
+  get featureLevel() {
+    return this.#device.featureLevel;
+  }
+
+  /** Whether its DirectML-style operators may use the ewise extensions. */
+  get extensions() {
+    return this.#device.extensions;
+  }
+
+  /** The NaN policy new SIGN operators start with. */
+  get nanPolicy() {
+    return NAN[this.#device.nanPolicy];
+  }
+
+  /** The highest of `levels` at or below the device's level, or null. */
+  checkFeatureLevels(levels) {
+    return checkLevels(this.#device, levels, "GpuDevice.checkFeatureLevels");
+  }
+
+  /** Validates `desc` (from `OperatorDesc`) at the device's level: a `GpuOperator`, or
+   * the rules' first `ValidationError` (a `GpuError` of kind "BufferTooLarge" for a
+   * tensor larger than the GPU's largest buffer). */
+  createOperator(desc) {
+    return createWith(this.#device, desc, "GpuDevice.createOperator", GpuOperator);
+  }
+
+  /** As `sign`, on the GPU. */
+  async sign(x, options) {
+    const what = "GpuDevice.sign";
+    const p = prepareSign(x, options, what);
+    const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input));
+    bytes(p.out, "options.out", what).set(result);
+    return p.out;
+  }
+
+  /** As `isInfinity`, on the GPU. */
+  async isInfinity(x, options) {
+    const what = "GpuDevice.isInfinity";
+    const p = prepareIsInfinity(x, options, what);
+    const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input));
+    bytes(p.out, "options.out", what).set(result);
+    return p.out;
+  }
+}
+
+/** A validated GPU operator, not yet compiled. */
+export class GpuOperator extends Validated {
+  static label = "GpuOperator";
+  static creator = "GpuDevice.createOperator";
+  static wasmClass = wasm.WebGpuOperator;
+  static get compiledClass() {
+    return GpuCompiledOperator;
+  }
+}
+
+/**
+ * A compiled GPU operator: executes any number of times. Each execution is a promise,
+ * and every error is its rejection: arguments and bindings are checked (with the CPU's
+ * errors and messages) before anything is copied or run; the input's bytes are read
+ * when the method is called; the output's elements are written into the caller's
+ * memory only when the GPU has finished, and on any error nothing is written.
+ */
+export class GpuCompiledOperator {
+  #compiled;
+
+  constructor(compiled) {
+    if (!(compiled instanceof wasm.WebGpuCompiledOperator)) {
+      throw argumentError("compiled", "GpuCompiledOperator: use GpuOperator.compile() to get one");
+    }
+    this.#compiled = compiled;
+  }
+
+  /** "ELEMENT_WISE_SIGN" or "ELEMENT_WISE_IS_INFINITY". */
+  get operatorType() {
+    return this.#compiled.operatorType;
+  }
+
+  /** How many dispatches one execution records: more than one when the tensors span
+   * more than one binding window or dispatch grid; 0 for empty tensors. */
+  get dispatches() {
+    return this.#compiled.dispatches;
+  }
+
+  /** As `CompiledOperator.execute`, on the GPU: the same bindings, rules and errors.
+   * Only output elements' bytes are written; the bytes between them keep what they
+   * hold when the GPU finishes. */
+  async execute(buffers, inputs, outputs) {
+    const a = executeArgs(buffers, inputs, outputs, "GpuCompiledOperator.execute");
+    await callAsync(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
+  }
+
+  /** As `CompiledOperator.executeSlices`, on the GPU. */
+  async executeSlices(input, output) {
+    const what = "GpuCompiledOperator.executeSlices";
+    const i = bufferMemory(input, "input", what);
+    const o = bufferMemory(output, "output", what);
+    await callAsync(() => this.#compiled.executeSlices(i, o));
+  }
+
+  /** As `CompiledOperator.executeInPlace`, on the GPU. */
+  async executeInPlace(data) {
+    const d = bufferMemory(data, "data", "GpuCompiledOperator.executeInPlace");
+    await callAsync(() => this.#compiled.executeInPlace(d));
+  }
+}
+
+const GPU_OPTIONS = ["allowSoftware", "featureLevel", "minFeatureLevel", "extensions", "nanPolicy", "maxWorkgroupsPerDimension", "maxBindingSize"];
+
+/** `options[key]` as a positive integer up to `max` (a bigint when `big`), or undefined. */
+function cap(options, key, max, big, what) {
+  const v = options[key];
+  if (v === undefined) return undefined;
+  const n = typeof v === "bigint" && big ? v : Number.isSafeInteger(v) ? BigInt(v) : 0n;
+  if (n < 1n || n > max) {
+    const range = big ? "a positive integer (a number up to 2^53 - 1, or a bigint below 2^64)" : `a positive integer up to ${max}`;
+    throw argumentError(`options.${key}`, `${what}: options.${key} must be ${range}; got ${showValue(v)}`);
+  }
+  return big ? n : Number(n);
+}
+
+/**
+ * A GPU device through WebGPU (`navigator.gpu.requestAdapter()`), accepting a software
+ * adapter unless `allowSoftware: false`; `featureLevel`, `minFeatureLevel`, `extensions`
+ * and `nanPolicy` as a CPU `Device`'s (for its DirectML-style operators);
+ * `maxWorkgroupsPerDimension` and `maxBindingSize` cap the workgroups per dispatch
+ * dimension and the bytes per binding window below the adapter's limits. The options
+ * are checked first (`ArgumentError`, or `ValidationError` of kind
+ * "FeatureLevelUnavailable"); then it rejects with `WebGpuUnavailableError` where there
+ * is no WebGPU (Node; a browser without it or outside a secure context), and with
+ * `GpuError` (kind `NoAdapter`) where WebGPU gives no adapter.
+ */
+export async function requestGpu(options) {
+  const what = "requestGpu";
+  needReady(what);
+  const o = optionsOf(options, GPU_OPTIONS, what);
+  const allowSoftware = o.allowSoftware ?? true;
+  if (typeof allowSoftware !== "boolean") {
+    throw argumentError("options.allowSoftware", `${what}: options.allowSoftware must be true or false; got ${describe(allowSoftware)}`);
+  }
+  const maxWorkgroups = cap(o, "maxWorkgroupsPerDimension", BigInt(U32), false, what);
+  const maxBindingSize = cap(o, "maxBindingSize", U64, true, what);
+  const deviceOptions = wasmDeviceOptions(o, what);
+  try {
+    if (typeof globalThis.navigator?.gpu?.requestAdapter !== "function") {
+      const where = isNode()
+        ? `Node ${process.versions.node} has no WebGPU`
+        : globalThis.isSecureContext === false
+          ? "this page is not a secure context (WebGPU needs https or localhost)"
+          : "this browser has no WebGPU, or has it turned off";
+      throw new WebGpuUnavailableError(`${what}: WebGPU is not available: navigator.gpu is missing (${where}); the CPU functions sign and isInfinity work everywhere`, "WebGpuUnavailable");
+    }
+    // wgpu reaches navigator.gpu only from a window or a worker, which it recognises by
+    // these constructors, and panics elsewhere.
+    if (typeof globalThis.Window !== "function" && typeof globalThis.WorkerGlobalScope !== "function") {
+      throw new WebGpuUnavailableError(`${what}: WebGPU is not available: navigator.gpu exists, but this is neither a window nor a worker (no Window or WorkerGlobalScope), where alone ewise's WebGPU backend can reach it`, "WebGpuUnavailable");
+    }
+    return new GpuDevice(await callAsync(() => wasm.requestGpuDevice(allowSoftware, deviceOptions, maxWorkgroups, maxBindingSize)));
+  } finally {
+    deviceOptions.free();
   }
 }

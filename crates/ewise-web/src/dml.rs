@@ -6,10 +6,15 @@
 //! JavaScript buffers are `Uint8Array` views, each with the identity of its
 //! `ArrayBuffer` (`memories`): views of one `ArrayBuffer` are one memory for the hazard
 //! rules, as the C ABI treats two wrapped buffers over the same host addresses.
+//!
+//! What the GPU's DirectML-style exports (`crate::gpu`) share with these lives here:
+//! device options ([`WebDeviceOptions`]), operator descriptions (`operator_desc`),
+//! feature levels (`feature_levels`), bindings (`bind`) and writing an output's
+//! elements back (`write_elements`).
 
 use ewise_core::{
-    calc_buffer_tensor_size, Bindings, BufferBinding, DataType, DeviceOptions, Extensions,
-    FeatureLevel, OperatorDesc, OperatorType, Placement, TensorDesc, TensorFlags,
+    calc_buffer_tensor_size, layout, Bindings, BufferBinding, DataType, DeviceOptions, Extensions,
+    FeatureLevel, NanPolicy, OperatorDesc, OperatorType, Placement, TensorDesc, TensorFlags,
 };
 use ewise_cpu::{BufferRef, CompiledOperator, Device, Operator};
 use js_sys::{Array, Uint8Array};
@@ -39,11 +44,87 @@ fn data_type_named(name: &str) -> Result<DataType, JsValue> {
     })
 }
 
-/// The name of a NaN policy's number (0 zero, 1 propagate), as [`nan_policy`] reads it.
-fn policy_number(policy: ewise_core::NanPolicy) -> u32 {
+/// The number of a NaN policy (0 zero, 1 propagate), as [`nan_policy`] reads it.
+pub(crate) fn policy_number(policy: NanPolicy) -> u32 {
     match policy {
-        ewise_core::NanPolicy::Zero => 0,
-        ewise_core::NanPolicy::Propagate => 1,
+        NanPolicy::Zero => 0,
+        NanPolicy::Propagate => 1,
+    }
+}
+
+/// The feature levels written `levels`, for `checkFeatureLevels`.
+pub(crate) fn feature_levels(levels: &[String]) -> Result<Vec<FeatureLevel>, JsValue> {
+    levels.iter().map(|l| feature_level("levels", l)).collect()
+}
+
+/// SIGN (`operator` 0) or IS_INFINITY (1, with `mode`: 0 EITHER, 1 POSITIVE,
+/// 2 NEGATIVE, 1000 NEITHER) of `input` and `output`, not yet validated.
+pub(crate) fn operator_desc(
+    operator: u32,
+    input: &WebTensorDesc,
+    output: &WebTensorDesc,
+    mode: u32,
+) -> Result<OperatorDesc, JsValue> {
+    let (input, output) = (input.desc.clone(), output.desc.clone());
+    match operator {
+        0 => Ok(OperatorDesc::sign(input, output)),
+        1 => Ok(OperatorDesc::is_infinity(
+            input,
+            output,
+            infinity_mode(mode)?,
+        )),
+        _ => Err(argument(
+            "type",
+            &format!(
+                "operator {operator} is not 0 (ELEMENT_WISE_SIGN) or 1 (ELEMENT_WISE_IS_INFINITY)"
+            ),
+        )),
+    }
+}
+
+/// A device's feature level, minimum level, extensions and NaN policy, checked as
+/// device creation checks them; what `WebDevice` and the GPU's `requestGpuDevice` take.
+#[wasm_bindgen]
+pub struct WebDeviceOptions {
+    options: DeviceOptions,
+}
+
+#[wasm_bindgen]
+impl WebDeviceOptions {
+    /// The options of a device at `feature_level` (default 6_4), refused
+    /// (`FeatureLevelUnavailable`) when it is below `min_feature_level`, with the ewise
+    /// extensions when `extensions`, giving new SIGN operators NaN policy `nan` (0 zero,
+    /// 1 propagate).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        feature_level: Option<String>,
+        min_feature_level: Option<String>,
+        extensions: bool,
+        nan: u32,
+    ) -> Result<WebDeviceOptions, JsValue> {
+        let mut options = DeviceOptions::default()
+            .extensions(if extensions {
+                Extensions::Enabled
+            } else {
+                Extensions::Disabled
+            })
+            .nan_policy(nan_policy(nan)?);
+        if let Some(level) = feature_level {
+            options = options.feature_level(self::feature_level("options.featureLevel", &level)?);
+        }
+        if let Some(level) = min_feature_level {
+            options =
+                options.min_feature_level(self::feature_level("options.minFeatureLevel", &level)?);
+        }
+        options.check().map_err(|e| validation(&e))?;
+        Ok(WebDeviceOptions { options })
+    }
+}
+
+impl WebDeviceOptions {
+    /// The checked options.
+    pub(crate) fn options(&self) -> DeviceOptions {
+        self.options
     }
 }
 
@@ -141,32 +222,11 @@ pub struct WebDevice {
 
 #[wasm_bindgen]
 impl WebDevice {
-    /// A device at `feature_level` (default 6_4), failing when it is below
-    /// `min_feature_level` (`FeatureLevelUnavailable`), with the ewise extensions when
-    /// `extensions`, giving new SIGN operators NaN policy `nan` (0 zero, 1 propagate).
+    /// A device with `options`.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        feature_level: Option<String>,
-        min_feature_level: Option<String>,
-        extensions: bool,
-        nan: u32,
-    ) -> Result<WebDevice, JsValue> {
-        let mut options = DeviceOptions::default()
-            .extensions(if extensions {
-                Extensions::Enabled
-            } else {
-                Extensions::Disabled
-            })
-            .nan_policy(nan_policy(nan)?);
-        if let Some(level) = feature_level {
-            options = options.feature_level(self::feature_level("options.featureLevel", &level)?);
-        }
-        if let Some(level) = min_feature_level {
-            options =
-                options.min_feature_level(self::feature_level("options.minFeatureLevel", &level)?);
-        }
+    pub fn new(options: &WebDeviceOptions) -> Result<WebDevice, JsValue> {
         let device = Device::builder()
-            .options(options)
+            .options(options.options())
             .build()
             .map_err(|e| validation(&e))?;
         Ok(WebDevice { device })
@@ -194,10 +254,7 @@ impl WebDevice {
     /// level, or `undefined` when all are above it.
     #[wasm_bindgen(js_name = checkFeatureLevels)]
     pub fn check_feature_levels(&self, levels: Vec<String>) -> Result<Option<String>, JsValue> {
-        let levels = levels
-            .iter()
-            .map(|l| self::feature_level("levels", l))
-            .collect::<Result<Vec<_>, _>>()?;
+        let levels = feature_levels(&levels)?;
         Ok(self
             .device
             .check_feature_levels(&levels)
@@ -215,17 +272,7 @@ impl WebDevice {
         output: &WebTensorDesc,
         mode: u32,
     ) -> Result<WebOperator, JsValue> {
-        let (input, output) = (input.desc.clone(), output.desc.clone());
-        let desc = match operator {
-            0 => OperatorDesc::sign(input, output),
-            1 => OperatorDesc::is_infinity(input, output, infinity_mode(mode)?),
-            _ => {
-                return Err(argument(
-                    "type",
-                    &format!("operator {operator} is not 0 (ELEMENT_WISE_SIGN) or 1 (ELEMENT_WISE_IS_INFINITY)"),
-                ))
-            }
-        };
+        let desc = operator_desc(operator, input, output, mode)?;
         let operator = self
             .device
             .create_operator(&desc)
@@ -289,6 +336,189 @@ fn bindings(what: &str, flat: &[u64]) -> Result<Vec<BufferBinding>, JsValue> {
         .collect())
 }
 
+/// One bound range: `len` bytes at `at` of `view`.
+pub(crate) struct Range {
+    /// The bound buffer.
+    pub view: Uint8Array,
+    /// The range's first byte in `view`.
+    pub at: usize,
+    /// The range's length in bytes.
+    pub len: usize,
+}
+
+/// Checked bindings: the input's and the output's range, and how they relate.
+pub(crate) struct Bound {
+    /// The input binding's range.
+    pub input: Range,
+    /// The output binding's range.
+    pub output: Range,
+    /// Separate, disjoint, or in place (identical ranges, SIGN).
+    pub placement: Placement,
+}
+
+/// The bindings of an execution of `operator` on tensors `descs` (input, output), with
+/// `CompiledOperator::execute`'s checks and errors: `buffers` is an `Array` of
+/// `Uint8Array`s, `memories[i]` identifies the `ArrayBuffer` of `buffers[i]`, and
+/// `inputs` and `outputs` hold (buffer index, offset, size in bytes) triples. Bindings
+/// to one buffer, or to views of one `ArrayBuffer` (then compared, and named in
+/// messages, by their offsets in it), may overlap only in identical ranges, which run
+/// in place (SIGN); any other overlap is a `Hazard`.
+pub(crate) fn bind(
+    operator: OperatorType,
+    descs: (&TensorDesc, &TensorDesc),
+    buffers: &JsValue,
+    memories: &[u32],
+    (inputs, outputs): (&[u64], &[u64]),
+) -> Result<Bound, JsValue> {
+    let buffers = buffers
+        .dyn_ref::<Array>()
+        .filter(|_| Array::is_array(buffers))
+        .ok_or_else(|| argument("buffers", "buffers must be an Array of Uint8Arrays"))?;
+    let views = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            b.dyn_into::<Uint8Array>()
+                .map_err(|_| argument("buffers", &format!("buffers[{i}] is not a Uint8Array")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if memories.len() != views.len() {
+        return Err(argument(
+            "memories",
+            &format!("{} memories for {} buffers", memories.len(), views.len()),
+        ));
+    }
+    let (inputs, outputs) = (bindings("inputs", inputs)?, bindings("outputs", outputs)?);
+    let lens: Vec<u64> = views.iter().map(|v| u64::from(v.length())).collect();
+    let bound = ewise_core::check_bindings(
+        operator,
+        descs,
+        (&inputs, &outputs),
+        |i| lens.get(i).copied(),
+        lens.len(),
+    )
+    .map_err(|e| validation(&e))?;
+    let (inb, outb) = (bound.input, bound.output);
+    let in_place = operator == OperatorType::ElementWiseSign;
+    // check_bindings found both buffers, so these indices exist.
+    let (Some(in_view), Some(out_view)) = (views.get(inb.buffer), views.get(outb.buffer)) else {
+        return Err(argument("buffers", "a bound buffer is missing"));
+    };
+    let placement = if inb.buffer == outb.buffer {
+        bound
+            .placement(operator, in_place)
+            .map_err(|e| validation(&e))?
+    } else if memories.get(inb.buffer) == memories.get(outb.buffer) {
+        // Two views of one ArrayBuffer: their ranges within it, named by the input's
+        // buffer index.
+        let at = |v: &Uint8Array, b: BufferBinding| {
+            let offset = u64::from(v.byte_offset()) + b.offset;
+            BufferBinding::new(inb.buffer, offset, b.size_in_bytes)
+        };
+        let absolute = Bindings {
+            input: at(in_view, inb),
+            output: at(out_view, outb),
+        };
+        absolute
+            .placement(operator, in_place)
+            .map_err(|e| validation(&e))?
+    } else {
+        Placement::Separate
+    };
+    // Ranges lie inside their buffers (check_bindings), so they fit in usize.
+    let range = |view: &Uint8Array, b: BufferBinding| Range {
+        view: view.clone(),
+        at: b.offset as usize,
+        len: b.size_in_bytes as usize,
+    };
+    Ok(Bound {
+        input: range(in_view, inb),
+        output: range(out_view, outb),
+        placement,
+    })
+}
+
+/// Writes the bytes of `desc`'s elements from `result` (the tensor's bytes from its
+/// base) into `view` from byte `at`; the bytes between elements keep what `view` holds
+/// when this is called. `result` is the tensor's exact span, or shorter for a tensor
+/// whose span does not fit it (then only the elements inside it are written).
+pub(crate) fn write_elements(
+    view: &Uint8Array,
+    at: usize,
+    desc: &TensorDesc,
+    result: &[u8],
+) -> Result<(), JsValue> {
+    let size = desc.data_type.size_in_bytes().unwrap_or(1);
+    let dense = desc
+        .element_count()
+        .and_then(|n| n.checked_mul(size))
+        .is_some_and(|bytes| bytes == result.len() as u64)
+        && desc.exact_span_in_bytes() == Some(result.len() as u64);
+    if dense {
+        return copy_out(view, at, result);
+    }
+    let mut now = error::zeroed(result.len(), "a copy of the output's bytes")?;
+    copy_in(view, at, &mut now)?;
+    copy_elements(desc, size, result, &mut now);
+    copy_out(view, at, &now)
+}
+
+/// Copies the bytes of `desc`'s elements (of `size` bytes) from `from` to `to`, both
+/// the tensor's bytes from its base; elements outside either are skipped.
+fn copy_elements(desc: &TensorDesc, size: u64, from: &[u8], to: &mut [u8]) {
+    let Some(strides) = desc.effective_strides() else {
+        return;
+    };
+    let dims = layout::simplify(&desc.sizes, &strides, &strides);
+    let Some((inner, outer)) = dims.split_last() else {
+        return;
+    };
+    if inner.size == 0 {
+        return;
+    }
+    // A contiguous innermost dimension is one run of bytes; otherwise one per element.
+    let (run, runs, step) = if inner.out_stride == 1 {
+        (inner.size.saturating_mul(size), 1, 0)
+    } else {
+        (size, inner.size, inner.out_stride.saturating_mul(size))
+    };
+    let mut index = vec![0u64; outer.len()];
+    loop {
+        let base = outer
+            .iter()
+            .zip(&index)
+            .fold(0u64, |acc, (d, &i)| {
+                acc.saturating_add(i.saturating_mul(d.out_stride))
+            })
+            .saturating_mul(size);
+        for k in 0..runs {
+            let start = base.saturating_add(k.saturating_mul(step));
+            let end = start.saturating_add(run);
+            let (Ok(start), Ok(end)) = (usize::try_from(start), usize::try_from(end)) else {
+                continue;
+            };
+            if let (Some(src), Some(dst)) = (from.get(start..end), to.get_mut(start..end)) {
+                dst.copy_from_slice(src);
+            }
+        }
+        let mut d = outer.len();
+        loop {
+            let Some(dim) = d.checked_sub(1).and_then(|i| outer.get(i)) else {
+                return;
+            };
+            d -= 1;
+            let Some(i) = index.get_mut(d) else {
+                return;
+            };
+            *i += 1;
+            if *i < dim.size {
+                break;
+            }
+            *i = 0;
+        }
+    }
+}
+
 #[wasm_bindgen]
 impl WebCompiledOperator {
     /// `ELEMENT_WISE_SIGN` or `ELEMENT_WISE_IS_INFINITY`.
@@ -300,10 +530,7 @@ impl WebCompiledOperator {
     /// Runs with bindings into `buffers` (`Uint8Array`s; `memories[i]` identifies the
     /// `ArrayBuffer` of `buffers[i]`): `inputs` and `outputs` hold (buffer index,
     /// offset, size in bytes) triples, checked as `CompiledOperator::execute` checks
-    /// them. Bindings to one buffer, or to views of one `ArrayBuffer` (then compared,
-    /// and named in messages, by their offsets in it), may overlap only in identical
-    /// ranges, which run in place (SIGN); any other overlap is a `Hazard`. Only the
-    /// output elements' bytes change.
+    /// them (`bind`). Only the output elements' bytes change.
     pub fn execute(
         &self,
         buffers: &JsValue,
@@ -312,87 +539,38 @@ impl WebCompiledOperator {
         outputs: Vec<u64>,
     ) -> Result<(), JsValue> {
         let c = &self.compiled;
-        let operator = c.operator_type();
-        let buffers = buffers
-            .dyn_ref::<Array>()
-            .filter(|_| Array::is_array(buffers))
-            .ok_or_else(|| argument("buffers", "buffers must be an Array of Uint8Arrays"))?;
-        let views = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                b.dyn_into::<Uint8Array>()
-                    .map_err(|_| argument("buffers", &format!("buffers[{i}] is not a Uint8Array")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        if memories.len() != views.len() {
-            return Err(argument(
-                "memories",
-                &format!("{} memories for {} buffers", memories.len(), views.len()),
-            ));
-        }
-        let (inputs, outputs) = (bindings("inputs", &inputs)?, bindings("outputs", &outputs)?);
-        let lens: Vec<u64> = views.iter().map(|v| u64::from(v.length())).collect();
-        let bound = ewise_core::check_bindings(
-            operator,
+        let Bound {
+            input,
+            output,
+            placement,
+        } = bind(
+            c.operator_type(),
             (c.input_desc(), c.output_desc()),
+            buffers,
+            &memories,
             (&inputs, &outputs),
-            |i| lens.get(i).copied(),
-            lens.len(),
-        )
-        .map_err(|e| validation(&e))?;
-        let (inb, outb) = (bound.input, bound.output);
-        let in_place = operator == OperatorType::ElementWiseSign;
-        // check_bindings found both buffers, so these indices exist.
-        let (Some(in_view), Some(out_view)) = (views.get(inb.buffer), views.get(outb.buffer))
-        else {
-            return Err(argument("buffers", "a bound buffer is missing"));
-        };
-        let placement = if inb.buffer == outb.buffer {
-            bound
-                .placement(operator, in_place)
-                .map_err(|e| validation(&e))?
-        } else if memories.get(inb.buffer) == memories.get(outb.buffer) {
-            // Two views of one ArrayBuffer: their ranges within it, named by the input's
-            // buffer index.
-            let at = |v: &Uint8Array, b: BufferBinding| {
-                let offset = u64::from(v.byte_offset()) + b.offset;
-                BufferBinding::new(inb.buffer, offset, b.size_in_bytes)
-            };
-            let absolute = Bindings {
-                input: at(in_view, inb),
-                output: at(out_view, outb),
-            };
-            absolute
-                .placement(operator, in_place)
-                .map_err(|e| validation(&e))?
-        } else {
-            Placement::Separate
-        };
-        // Ranges lie inside their buffers (check_bindings), so they fit in usize.
-        let (in_at, in_len) = (inb.offset as usize, inb.size_in_bytes as usize);
-        let (out_at, out_len) = (outb.offset as usize, outb.size_in_bytes as usize);
-        let mut src = error::zeroed(in_len, "a copy of the input binding's range")?;
-        copy_in(in_view, in_at, &mut src)?;
-        let one = |len| [BufferBinding::new(0, 0, len)];
+        )?;
+        let mut src = error::zeroed(input.len, "a copy of the input binding's range")?;
+        copy_in(&input.view, input.at, &mut src)?;
+        let one = |len: usize| [BufferBinding::new(0, 0, len as u64)];
         if placement == Placement::InPlace {
             c.execute(
                 &mut [BufferRef::ReadWrite(&mut src)],
-                &one(inb.size_in_bytes),
-                &one(outb.size_in_bytes),
+                &one(input.len),
+                &one(output.len),
             )
             .map_err(|e| validation(&e))?;
-            return copy_out(in_view, in_at, &src);
+            return copy_out(&input.view, input.at, &src);
         }
-        let mut dst = error::zeroed(out_len, "a copy of the output binding's range")?;
-        copy_in(out_view, out_at, &mut dst)?;
+        let mut dst = error::zeroed(output.len, "a copy of the output binding's range")?;
+        copy_in(&output.view, output.at, &mut dst)?;
         c.execute(
             &mut [BufferRef::ReadOnly(&src), BufferRef::ReadWrite(&mut dst)],
-            &one(inb.size_in_bytes),
-            &[BufferBinding::new(1, 0, outb.size_in_bytes)],
+            &one(input.len),
+            &[BufferBinding::new(1, 0, output.len as u64)],
         )
         .map_err(|e| validation(&e))?;
-        copy_out(out_view, out_at, &dst)
+        copy_out(&output.view, output.at, &dst)
     }
 
     /// `CompiledOperator::execute_slices`: bytes starting at each tensor's base, each

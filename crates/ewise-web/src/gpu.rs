@@ -1,42 +1,89 @@
-//! The WebGPU exports: a [`WebGpuDevice`] over the browser's one adapter
-//! (`ewise_gpu`, extensions enabled) whose SIGN and IS_INFINITY take the array exports'
-//! arguments and resolve to the result's bytes, identical to the CPU's.
+//! The WebGPU exports: a [`WebGpuDevice`] over the browser's one adapter (`ewise_gpu`)
+//! with two faces on one WebGPU device. Its SIGN and IS_INFINITY take the array
+//! exports' arguments and resolve to the result's bytes, identical to the CPU's (with
+//! the extensions enabled, whatever the device's options). Its DirectML-style
+//! operators ([`WebGpuOperator`], [`WebGpuCompiledOperator`]) are validated at the
+//! device's options and bound as the CPU's (`crate::dml`), with the same errors.
 //!
-//! The input is copied when the call is made; the promise resolves to a new
-//! `Uint8Array` of the output's bytes, which the caller copies where it wants them (so
-//! nothing is written into the caller's memory after it may have been transferred).
+//! Inputs are copied when a call is made and nothing is written into the caller's
+//! memory until the GPU has finished: the array calls resolve to a new `Uint8Array`
+//! of the output's bytes, which the caller copies where it wants them; the
+//! DirectML-style executions write the output's elements into the caller's buffer
+//! when the GPU is done, and only them (the bytes between elements keep what they hold
+//! then), or reject and write nothing.
 
 use ewise_core::{DataType, Error, InfinityMode, OperatorType};
 use ewise_core::{Extensions, NanPolicy, OperatorDesc, TensorDesc, TensorRole};
-use ewise_gpu::GpuDevice;
+use ewise_gpu::{GpuCompiledOperator, GpuDevice, GpuDeviceBuilder, GpuOperator};
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::array::{copy_in, data_type, infinity_mode, nan_policy, view};
-use crate::error::{self, validation};
+use crate::dml::{self, bind, policy_number, write_elements, Bound, WebDeviceOptions};
+use crate::error::{self, argument, validation};
 
-/// The most input bytes one GPU execution takes: larger arrays run in pieces.
+/// The most input bytes one GPU execution of the array calls takes: larger arrays run
+/// in pieces.
 pub const GPU_PIECE_BYTES: usize = 32 << 20;
 
 /// Opens a device on the adapter `navigator.gpu.requestAdapter()` gives, accepting a
-/// software one (SwiftShader) when `allow_software`. Without an adapter: a `GpuError`
-/// of kind `NoAdapter`. The caller checks that `navigator.gpu` exists first.
+/// software one (SwiftShader) when `allow_software`, with `options` for its
+/// DirectML-style operators. `max_workgroups` and `max_binding_size` (positive, else an
+/// `ArgumentError`) cap the workgroups per grid dimension and the bytes of one binding
+/// window below the adapter's limits (`GpuDeviceBuilder::max_workgroups_per_dimension`
+/// and `max_binding_size`; a binding size below 256 bytes plus the adapter's storage
+/// offset alignment is raised to that), for both faces. Without an adapter: a
+/// `GpuError` of kind `NoAdapter`. The caller checks that `navigator.gpu` exists first.
 #[wasm_bindgen(js_name = requestGpuDevice)]
-pub async fn request_gpu_device(allow_software: bool) -> Result<WebGpuDevice, JsValue> {
-    let device = GpuDevice::builder()
-        .extensions(Extensions::Enabled)
-        .allow_software(allow_software)
-        .build_async()
-        .await
-        .map_err(|e| error::gpu(&e))?;
-    Ok(WebGpuDevice { device })
+pub fn request_gpu_device(
+    allow_software: bool,
+    options: &WebDeviceOptions,
+    max_workgroups: Option<u32>,
+    max_binding_size: Option<u64>,
+) -> Result<Promise, JsValue> {
+    let mut builder = GpuDevice::builder().allow_software(allow_software);
+    if let Some(workgroups) = max_workgroups {
+        if workgroups == 0 {
+            return Err(argument(
+                "options.maxWorkgroupsPerDimension",
+                "maxWorkgroupsPerDimension must be positive",
+            ));
+        }
+        builder = builder.max_workgroups_per_dimension(workgroups);
+    }
+    if let Some(bytes) = max_binding_size {
+        if bytes == 0 {
+            return Err(argument(
+                "options.maxBindingSize",
+                "maxBindingSize must be positive",
+            ));
+        }
+        builder = builder.max_binding_size(bytes);
+    }
+    let arrays: GpuDeviceBuilder = builder.clone().extensions(Extensions::Enabled);
+    let builder = builder.options(options.options());
+    Ok(future_to_promise(async move {
+        let device = builder.build_async().await.map_err(|e| error::gpu(&e))?;
+        let wgpu = device.wgpu_device();
+        let arrays = arrays
+            .from_wgpu(
+                wgpu.clone(),
+                device.wgpu_queue().clone(),
+                &wgpu.adapter_info(),
+            )
+            .map_err(|e| error::gpu(&e))?;
+        Ok(WebGpuDevice { device, arrays }.into())
+    }))
 }
 
-/// A GPU device with the ewise extensions enabled.
+/// A GPU device: DirectML-style operators at its options, and the array calls.
 #[wasm_bindgen]
 pub struct WebGpuDevice {
+    /// The device at the options it was requested with.
     device: GpuDevice,
+    /// The same WebGPU device with the extensions enabled, for the array calls.
+    arrays: GpuDevice,
 }
 
 /// The elements in `input` (whole `size`-byte elements, else `PartialElement`), copied.
@@ -74,6 +121,60 @@ impl WebGpuDevice {
         self.device.adapter().to_string()
     }
 
+    /// The bytes one binding window spans at most (the adapter's limit, or the cap).
+    #[wasm_bindgen(getter, js_name = maxBindingSize)]
+    pub fn max_binding_size(&self) -> u64 {
+        self.device.max_binding_size()
+    }
+
+    /// The feature level of the DirectML-style operators (`6_4`).
+    #[wasm_bindgen(getter, js_name = featureLevel)]
+    pub fn feature_level(&self) -> String {
+        self.device.feature_level().to_string()
+    }
+
+    /// Whether the DirectML-style operators may use the ewise extensions.
+    #[wasm_bindgen(getter)]
+    pub fn extensions(&self) -> bool {
+        self.device.extensions() == Extensions::Enabled
+    }
+
+    /// The NaN policy new SIGN operators start with (0 zero, 1 propagate).
+    #[wasm_bindgen(getter, js_name = nanPolicy)]
+    pub fn nan_policy(&self) -> u32 {
+        policy_number(self.device.nan_policy())
+    }
+
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest of `levels` at or below the device's
+    /// level, or `undefined` when all are above it.
+    #[wasm_bindgen(js_name = checkFeatureLevels)]
+    pub fn check_feature_levels(&self, levels: Vec<String>) -> Result<Option<String>, JsValue> {
+        let levels = dml::feature_levels(&levels)?;
+        Ok(self
+            .device
+            .check_feature_levels(&levels)
+            .map(|l| l.to_string()))
+    }
+
+    /// Validates SIGN (`operator` 0) or IS_INFINITY (1, with `mode`) of `input` and
+    /// `output` at the device's level, as `WebDevice::create_operator`; a tensor larger
+    /// than the GPU's largest buffer is then a `GpuError` of kind `BufferTooLarge`.
+    #[wasm_bindgen(js_name = createOperator)]
+    pub fn create_operator(
+        &self,
+        operator: u32,
+        input: &dml::WebTensorDesc,
+        output: &dml::WebTensorDesc,
+        mode: u32,
+    ) -> Result<WebGpuOperator, JsValue> {
+        let desc = dml::operator_desc(operator, input, output, mode)?;
+        let operator = self
+            .device
+            .create_operator(&desc)
+            .map_err(|e| error::gpu(&e))?;
+        Ok(WebGpuOperator { operator })
+    }
+
     /// SIGN of `input`'s elements of type `data_type` under NaN policy `nan`, as
     /// `signBytes`: resolves to the output's bytes.
     #[wasm_bindgen(js_name = signBytes)]
@@ -88,7 +189,7 @@ impl WebGpuDevice {
         ewise_cpu::array::sign_bytes(data_type, &[], &mut [], policy)
             .map_err(|e| validation(&e))?;
         let (mut data, size) = elements_of(OperatorType::ElementWiseSign, data_type, input)?;
-        let device = self.device.clone();
+        let device = self.arrays.clone();
         Ok(future_to_promise(async move {
             for r in pieces(data.len() / size, size) {
                 let piece = &mut data[r.start * size..r.end * size];
@@ -114,7 +215,7 @@ impl WebGpuDevice {
         let (data, size) = elements_of(OperatorType::ElementWiseIsInfinity, data_type, input)?;
         let count = data.len() / size;
         let mut out = error::zeroed(count, "the output of IS_INFINITY")?;
-        let device = self.device.clone();
+        let device = self.arrays.clone();
         Ok(future_to_promise(async move {
             for r in pieces(count, size) {
                 let src = &data[r.start * size..r.end * size];
@@ -166,4 +267,188 @@ async fn is_infinity_piece(
     op.execute_slices_async(input, output)
         .await
         .map_err(|e| error::gpu(&e))
+}
+
+/// A validated GPU operator, not yet compiled.
+#[wasm_bindgen]
+pub struct WebGpuOperator {
+    operator: GpuOperator,
+}
+
+#[wasm_bindgen]
+impl WebGpuOperator {
+    /// The NaN policy (0 zero, 1 propagate).
+    #[wasm_bindgen(getter, js_name = nanPolicy)]
+    pub fn nan_policy(&self) -> u32 {
+        policy_number(self.operator.nan_policy())
+    }
+
+    /// This operator with NaN policy `nan` (0 zero, 1 propagate).
+    #[wasm_bindgen(js_name = withNanPolicy)]
+    pub fn with_nan_policy(&self, nan: u32) -> Result<WebGpuOperator, JsValue> {
+        Ok(WebGpuOperator {
+            operator: self.operator.clone().with_nan_policy(nan_policy(nan)?),
+        })
+    }
+
+    /// The operator, compiled: its kernel chosen and its walk split into dispatches
+    /// that fit the device's binding and grid limits (and caps).
+    pub fn compile(&self) -> Result<WebGpuCompiledOperator, JsValue> {
+        let compiled = self.operator.compile().map_err(|e| error::gpu(&e))?;
+        Ok(WebGpuCompiledOperator { compiled })
+    }
+}
+
+/// A compiled GPU operator: executes any number of times, each execution a promise.
+#[wasm_bindgen]
+pub struct WebGpuCompiledOperator {
+    compiled: GpuCompiledOperator,
+}
+
+/// The first `min(len, span)` bytes of `view` from `at`, copied: what an execution
+/// reads of a tensor whose exact span is `span` (`None`: none fits, copy all).
+fn span_of(
+    view: &Uint8Array,
+    at: usize,
+    len: usize,
+    span: Option<u64>,
+    for_what: &str,
+) -> Result<Vec<u8>, JsValue> {
+    let len = span.map_or(len, |span| {
+        usize::try_from(span).map_or(len, |span| span.min(len))
+    });
+    let mut bytes = error::zeroed(len, for_what)?;
+    copy_in(view, at, &mut bytes)?;
+    Ok(bytes)
+}
+
+#[wasm_bindgen]
+impl WebGpuCompiledOperator {
+    /// `ELEMENT_WISE_SIGN` or `ELEMENT_WISE_IS_INFINITY`.
+    #[wasm_bindgen(getter, js_name = operatorType)]
+    pub fn operator_type(&self) -> String {
+        self.compiled.operator_type().name().to_string()
+    }
+
+    /// How many dispatches one execution records (more than one when the tensors span
+    /// more than one binding window or grid; 0 for empty tensors).
+    #[wasm_bindgen(getter)]
+    pub fn dispatches(&self) -> f64 {
+        self.compiled.dispatches() as f64
+    }
+
+    /// As `WebCompiledOperator::execute`, on the GPU: the same arguments, checks and
+    /// errors, thrown before anything is copied or run. The input's exact span is read
+    /// when this is called; the promise resolves when the output's elements are
+    /// written, or rejects (a `GpuError`, an `OutOfMemoryError`, or an `ArgumentError`
+    /// when the output buffer was detached or shrunk meanwhile) with nothing written.
+    pub fn execute(
+        &self,
+        buffers: &JsValue,
+        memories: Vec<u32>,
+        inputs: Vec<u64>,
+        outputs: Vec<u64>,
+    ) -> Result<Promise, JsValue> {
+        let c = &self.compiled;
+        let (in_desc, out_desc) = (c.input_desc(), c.output_desc());
+        // In place (identical ranges, SIGN), the input is read whole into `src` before
+        // any output is written, as the CPU runs layouts that differ in place.
+        let Bound { input, output, .. } = bind(
+            c.operator_type(),
+            (in_desc, out_desc),
+            buffers,
+            &memories,
+            (&inputs, &outputs),
+        )?;
+        let (in_span, out_span) = (
+            in_desc.exact_span_in_bytes(),
+            out_desc.exact_span_in_bytes(),
+        );
+        let src = span_of(
+            &input.view,
+            input.at,
+            input.len,
+            in_span,
+            "a copy of the input",
+        )?;
+        let mut dst = span_of(
+            &output.view,
+            output.at,
+            output.len,
+            out_span,
+            "a copy of the output",
+        )?;
+        let compiled = c.clone();
+        Ok(future_to_promise(async move {
+            compiled
+                .execute_slices_async(&src, &mut dst)
+                .await
+                .map_err(|e| error::gpu(&e))?;
+            write_elements(&output.view, output.at, compiled.output_desc(), &dst)?;
+            Ok(JsValue::UNDEFINED)
+        }))
+    }
+
+    /// `GpuCompiledOperator::execute_slices_async`: bytes starting at each tensor's
+    /// base, each holding at least its exact span (else the promise rejects with
+    /// `BytesTooShort`); the input is read when this is called (views that share memory
+    /// give the result of reading the whole input first), the output's elements are
+    /// written when the GPU is done.
+    #[wasm_bindgen(js_name = executeSlices)]
+    pub fn execute_slices(&self, input: &JsValue, output: &JsValue) -> Result<Promise, JsValue> {
+        let (input, output) = (
+            view(input, "input")?.clone(),
+            view(output, "output")?.clone(),
+        );
+        let c = &self.compiled;
+        let src = span_of(
+            &input,
+            0,
+            input.length() as usize,
+            c.input_desc().exact_span_in_bytes(),
+            "a copy of the input",
+        )?;
+        let mut dst = span_of(
+            &output,
+            0,
+            output.length() as usize,
+            c.output_desc().exact_span_in_bytes(),
+            "a copy of the output",
+        )?;
+        let compiled = c.clone();
+        Ok(future_to_promise(async move {
+            compiled
+                .execute_slices_async(&src, &mut dst)
+                .await
+                .map_err(|e| error::gpu(&e))?;
+            write_elements(&output, 0, compiled.output_desc(), &dst)?;
+            Ok(JsValue::UNDEFINED)
+        }))
+    }
+
+    /// `GpuCompiledOperator::execute_in_place_slice_async`: SIGN over `data`, whose
+    /// output elements replace the input's when the GPU is done (the promise rejects
+    /// with `InPlaceUnsupported` for IS_INFINITY or layouts that differ, and with
+    /// `BytesTooShort` for data shorter than the span).
+    #[wasm_bindgen(js_name = executeInPlace)]
+    pub fn execute_in_place(&self, data: &JsValue) -> Result<Promise, JsValue> {
+        let data = view(data, "data")?.clone();
+        let c = &self.compiled;
+        let mut bytes = span_of(
+            &data,
+            0,
+            data.length() as usize,
+            c.input_desc().exact_span_in_bytes(),
+            "a copy of the data",
+        )?;
+        let compiled = c.clone();
+        Ok(future_to_promise(async move {
+            compiled
+                .execute_in_place_slice_async(&mut bytes)
+                .await
+                .map_err(|e| error::gpu(&e))?;
+            write_elements(&data, 0, compiled.output_desc(), &bytes)?;
+            Ok(JsValue::UNDEFINED)
+        }))
+    }
 }

@@ -15,8 +15,10 @@
 //! Memory: the array exports copy the caller's elements in chunks of at most
 //! `array::CHUNK_BYTES` (1 MiB) of input, so the module's memory does not grow with the
 //! arrays (except where an output starts inside its input: that input is copied whole
-//! first); the DirectML-style `execute` copies the two bound ranges, and
-//! the GPU device the whole input and output. Each allocation that cannot be had is an
+//! first); the DirectML-style `execute` copies the two bound ranges; the GPU device's
+//! array calls copy the whole input and output, and its DirectML-style executions the
+//! exact spans of the two tensors (and, for an output with bytes between its elements,
+//! its span once more when the GPU is done). Each allocation that cannot be had is an
 //! `OutOfMemoryError`, never a trap.
 #![cfg(target_arch = "wasm32")]
 #![deny(unsafe_code)]

@@ -2,8 +2,9 @@
 // compile against ewise.d.ts with --strict, and misuses do not.
 
 import {
-  ArgumentError, CompiledOperator, Device, EwiseError, GpuDevice, OperatorDesc, ValidationError,
-  WebGpuUnavailableError, calcBufferTensorSize, init, isInfinity, requestGpu, sign, tensorDesc,
+  ArgumentError, CompiledOperator, Device, EwiseError, GpuCompiledOperator, GpuDevice, GpuOperator,
+  OperatorDesc, ValidationError, WebGpuUnavailableError, calcBufferTensorSize, init, isInfinity,
+  requestGpu, sign, tensorDesc,
 } from "../pkg/ewise.js";
 
 export async function uses(): Promise<void> {
@@ -24,6 +25,23 @@ export async function uses(): Promise<void> {
     const g: Int32Array = await gpu.sign(new Int32Array(3), { nan: "zero" });
     const gi: Uint8Array = await gpu.isInfinity(new Float32Array(3), { mode: "neither" });
     void [name, g, gi];
+
+    const dml: GpuDevice = await requestGpu({
+      featureLevel: "4_1", minFeatureLevel: 0x3000, extensions: true, nanPolicy: "propagate",
+      maxWorkgroupsPerDimension: 4, maxBindingSize: 1024n,
+    });
+    const levels: [string, boolean, "zero" | "propagate", number | bigint, string | null] = [
+      dml.featureLevel, dml.extensions, dml.nanPolicy, dml.maxBindingSize, dml.checkFeatureLevels(["3_0", 0x4100]),
+    ];
+    const t = tensorDesc("FLOAT32", [2, 3]);
+    const op: GpuOperator = dml.createOperator(OperatorDesc.sign(t, t)).withNanPolicy("zero");
+    const compiled: GpuCompiledOperator = op.compile();
+    const count: number = compiled.dispatches;
+    const buffer = new ArrayBuffer(64);
+    const done: void = await compiled.execute([buffer], [{ buffer: 0, offset: 0, sizeInBytes: 24 }], [{ buffer: 0, offset: 32, sizeInBytes: 32n }]);
+    await compiled.executeSlices(new Float32Array(6), new DataView(buffer));
+    await compiled.executeInPlace(new Float32Array(6));
+    void [levels, count, done];
   } catch (e) {
     if (e instanceof WebGpuUnavailableError || e instanceof ArgumentError || e instanceof ValidationError) {
       const kind: string = e.kind;
@@ -63,4 +81,18 @@ export function misuses(): void {
   sign(new Float32Array(1), { policy: "zero" });
   // @ts-expect-error: an unknown data type
   tensorDesc("FLOAT", [1]);
+  // @ts-expect-error: an unknown GPU option
+  void requestGpu({ adapter: "x" });
+  // @ts-expect-error: a cap is a number
+  void requestGpu({ maxWorkgroupsPerDimension: 4n });
+}
+
+export async function gpuMisuses(gpu: GpuDevice, compiled: GpuCompiledOperator): Promise<void> {
+  // @ts-expect-error: a GPU execution is a promise, not a value
+  const v: undefined = compiled.execute([], [], []);
+  // @ts-expect-error: a GPU execution resolves to nothing
+  const c: number = await gpu.createOperator(OperatorDesc.sign(tensorDesc("INT8", [1]), tensorDesc("INT8", [1]))).compile().executeInPlace(new Int8Array(1));
+  // @ts-expect-error: GpuDevice has no constructor to call
+  void new GpuDevice();
+  void [v, c];
 }
