@@ -757,7 +757,7 @@ export class GpuDevice {
   async sign(x, options) {
     const what = "GpuDevice.sign";
     const p = prepareSign(x, options, what);
-    const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input));
+    const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input, p.out.length));
     bytes(p.out, "options.out", what).set(result);
     return p.out;
   }
@@ -766,7 +766,7 @@ export class GpuDevice {
   async isInfinity(x, options) {
     const what = "GpuDevice.isInfinity";
     const p = prepareIsInfinity(x, options, what);
-    const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input));
+    const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input, p.out.length));
     bytes(p.out, "options.out", what).set(result);
     return p.out;
   }

@@ -107,6 +107,20 @@ fn elements_of(
     Ok((copy, size))
 }
 
+/// The CPU array calls' check of the output's length: `given` elements where
+/// `required` are needed is a `SliceLength` error of the output.
+fn same_count(operator: OperatorType, given: usize, required: usize) -> Result<(), JsValue> {
+    if given == required {
+        return Ok(());
+    }
+    Err(validation(&Error::SliceLength {
+        operator,
+        tensor: TensorRole::Output,
+        given,
+        required: required as u64,
+    }))
+}
+
 /// Element counts of the pieces of `count` elements of `size` bytes.
 fn pieces(count: usize, size: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
     let per = (GPU_PIECE_BYTES / size).max(1);
@@ -176,19 +190,27 @@ impl WebGpuDevice {
     }
 
     /// SIGN of `input`'s elements of type `data_type` under NaN policy `nan`, as
-    /// `signBytes`: resolves to the output's bytes.
+    /// `signBytes`, into an output of `output_elements` elements (the same count, else
+    /// the CPU's `SliceLength` error, before anything runs): resolves to the output's
+    /// bytes.
     #[wasm_bindgen(js_name = signBytes)]
     pub fn sign_bytes(
         &self,
         data_type: u32,
         nan: u32,
         input: &JsValue,
+        output_elements: usize,
     ) -> Result<Promise, JsValue> {
         let input = view(input, "input")?;
         let (data_type, policy) = (self::data_type(data_type)?, nan_policy(nan)?);
         ewise_cpu::array::sign_bytes(data_type, &[], &mut [], policy)
             .map_err(|e| validation(&e))?;
         let (mut data, size) = elements_of(OperatorType::ElementWiseSign, data_type, input)?;
+        same_count(
+            OperatorType::ElementWiseSign,
+            output_elements,
+            data.len() / size,
+        )?;
         let device = self.arrays.clone();
         Ok(future_to_promise(async move {
             for r in pieces(data.len() / size, size) {
@@ -200,13 +222,15 @@ impl WebGpuDevice {
     }
 
     /// IS_INFINITY of `input`'s elements of type `data_type` in mode `mode`, as
-    /// `isInfinityBytes`: resolves to one byte (0 or 1) per element.
+    /// `isInfinityBytes`, into an output of `output_elements` elements (checked as
+    /// `signBytes` does): resolves to one byte (0 or 1) per element.
     #[wasm_bindgen(js_name = isInfinityBytes)]
     pub fn is_infinity_bytes(
         &self,
         data_type: u32,
         mode: u32,
         input: &JsValue,
+        output_elements: usize,
     ) -> Result<Promise, JsValue> {
         let input = view(input, "input")?;
         let (data_type, mode) = (self::data_type(data_type)?, infinity_mode(mode)?);
@@ -214,6 +238,7 @@ impl WebGpuDevice {
             .map_err(|e| validation(&e))?;
         let (data, size) = elements_of(OperatorType::ElementWiseIsInfinity, data_type, input)?;
         let count = data.len() / size;
+        same_count(OperatorType::ElementWiseIsInfinity, output_elements, count)?;
         let mut out = error::zeroed(count, "the output of IS_INFINITY")?;
         let device = self.arrays.clone();
         Ok(future_to_promise(async move {

@@ -84,6 +84,17 @@ test("bad arguments on the GPU: the CPU's typed errors, and the device keeps wor
   assert.throws(() => ewise.isInfinity(new Int32Array(4)), (e) => (cpuError = e) instanceof ewise.ArgumentError);
   await assert.rejects(() => gpu.isInfinity(new Int32Array(4)), (e) => e instanceof ewise.ArgumentError && e.message === cpuError.message.replace(/^isInfinity/, "GpuDevice.isInfinity"));
   await assert.rejects(() => gpu.isInfinity(new Uint16Array(4), { dtype: "int16" }), ewise.ArgumentError);
+  for (const [x, out, call] of [
+    [new Float32Array(4), new Float32Array(3), "sign"],
+    [new Int8Array(2), new Int8Array(5), "sign"],
+    [new Float64Array(4), new Uint8Array(3), "isInfinity"],
+  ]) {
+    const kept = out.slice();
+    let cpu;
+    assert.throws(() => ewise[call](x, { out }), (e) => (cpu = e) instanceof ewise.ValidationError);
+    await assert.rejects(() => gpu[call](x, { out }), (e) => e instanceof ewise.ValidationError && e.message === cpu.message, `${call} into a shorter or longer out=`);
+    assert.sameBytes(out, kept, "out= is untouched");
+  }
   await assert.rejects(() => gpu.sign(new Uint16Array(4), { dtype: "float8" }), ewise.ArgumentError);
   await assert.rejects(() => gpu.sign([1, 2, 3]), ewise.ArgumentError);
   assert.sameBytes(await gpu.sign(new Float32Array([-2, 0, 3])), new Float32Array([-1, 0, 1]));
