@@ -11,6 +11,10 @@
 # Needs Node >= 20. Without it, or when web-build.sh skips, the tests skip with a
 # message (exit 0); under CI=true that is a failure.
 #
+# Also runs examples/web/*.test.mjs (the page's .npy reader and writer and its JavaScript
+# loops; the .npy files are compared with numpy's where $PYTHON, by default
+# target/wheel-venv's python or python3, has numpy, which CI=true requires).
+#
 # Usage: scripts/web-test.sh [NODE --test ARGS...]   (e.g. --test-name-pattern=dml)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,5 +63,9 @@ else
     echo "web-test: no tsc ($tsc): the declarations are not type-checked" >&2
 fi
 
-echo "web-test: node --test against $cd_note (Node $(node --version))" >&2
-node --test "$@" crates/ewise-web/tests/*.test.mjs
+# The example page's .npy module is checked against numpy: the wheel's venv has it.
+if [ -z "${PYTHON:-}" ] && [ -x target/wheel-venv/bin/python ]; then
+    export PYTHON=$PWD/target/wheel-venv/bin/python
+fi
+echo "web-test: node --test against $cd_note, and examples/web's modules (Node $(node --version))" >&2
+node --test "$@" crates/ewise-web/tests/*.test.mjs examples/web/*.test.mjs
