@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 
-use common::{infinity_types, input, noise, sign_types, size, REQUIRE_ENV};
+use common::{infinity_types, input, noise, sign_types, size};
 use ewise_core::{
     BufferBinding, DataType, Extensions, InfinityMode, NanPolicy, OperatorDesc, TensorDesc,
 };
@@ -45,21 +45,10 @@ fn run<F: Future>(future: F) -> F::Output {
 /// An extended device opened through `build_async` (software adapters allowed), or
 /// `None` after one line when there is no adapter and none is required.
 fn device() -> Option<GpuDevice> {
-    let built = run(GpuDevice::builder()
+    common::device_or_skip(run(GpuDevice::builder()
         .allow_software(true)
         .extensions(Extensions::Enabled)
-        .build_async());
-    match built {
-        Ok(d) => Some(d),
-        Err(e @ GpuError::NoAdapter { .. }) => {
-            if std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1") {
-                panic!("{REQUIRE_ENV}=1 but no GPU adapter: {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            None
-        }
-        Err(e) => panic!("GPU device creation failed: {e}"),
-    }
+        .build_async()))
 }
 
 /// The CPU backend's compiled `desc`.

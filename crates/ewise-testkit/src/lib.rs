@@ -1,8 +1,39 @@
 //! Helpers shared by the tests of several ewise crates: a dev-dependency only, never
 //! published (cargo drops path-only dev-dependencies from published manifests).
 
+use std::fmt::Display;
 use std::io;
 use std::path::Path;
+
+/// With this variable set to 1, a GPU test that finds no adapter fails instead of
+/// skipping (`scripts/gpu-driver.sh` sets it where it selects lavapipe).
+pub const REQUIRE_GPU_ENV: &str = "EWISE_REQUIRE_GPU";
+
+/// A GPU test that found no adapter (`why`) skips: says so on one line of standard
+/// error; with [`REQUIRE_GPU_ENV`] set to 1 that is a failure (a panic) instead.
+pub fn skip_without_gpu(why: impl Display) {
+    if std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| v == "1") {
+        panic!("{REQUIRE_GPU_ENV}=1 but no GPU adapter: {why}");
+    }
+    eprintln!("skipping GPU test: {why}");
+}
+
+/// The device that building one gave (`built`), or `None` after
+/// [`skip_without_gpu`] where the error is the one that says there is no adapter
+/// (`no_adapter`); any other error is a failure (a panic naming it).
+pub fn device_or_skip<D, E: Display>(
+    built: Result<D, E>,
+    no_adapter: impl Fn(&E) -> bool,
+) -> Option<D> {
+    match built {
+        Ok(d) => Some(d),
+        Err(e) if no_adapter(&e) => {
+            skip_without_gpu(&e);
+            None
+        }
+        Err(e) => panic!("GPU device creation failed: {e}"),
+    }
+}
 
 /// Whether making the link `link` (a `what`, e.g. "symbolic link" or "junction"), which
 /// returned `made`, left a link there. Where none is (the system refused, or, as wine 8.0
@@ -28,6 +59,33 @@ pub fn link_made(test: &str, what: &str, made: io::Result<()>, link: &Path) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_adapter_skips_unless_required_and_other_errors_fail() {
+        let no_adapter = |e: &&str| e.starts_with("no GPU adapter");
+        assert_eq!(device_or_skip(Ok::<_, &str>(7), no_adapter), Some(7));
+        let other = std::panic::catch_unwind(|| device_or_skip(Err::<u8, _>("lost"), no_adapter));
+        let message = other.unwrap_err();
+        assert_eq!(
+            message.downcast_ref::<String>().unwrap(),
+            "GPU device creation failed: lost"
+        );
+        std::env::set_var(REQUIRE_GPU_ENV, "0");
+        assert_eq!(
+            device_or_skip(Err::<u8, _>("no GPU adapter found"), no_adapter),
+            None
+        );
+        std::env::set_var(REQUIRE_GPU_ENV, "1");
+        let required = std::panic::catch_unwind(|| {
+            device_or_skip(Err::<u8, _>("no GPU adapter found"), no_adapter)
+        });
+        std::env::remove_var(REQUIRE_GPU_ENV);
+        let message = required.unwrap_err();
+        assert_eq!(
+            message.downcast_ref::<String>().unwrap(),
+            "EWISE_REQUIRE_GPU=1 but no GPU adapter: no GPU adapter found"
+        );
+    }
 
     #[test]
     #[cfg(unix)]

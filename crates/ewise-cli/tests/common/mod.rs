@@ -262,10 +262,6 @@ pub fn expected_is_infinity(t: DataType, input: &[u64], mode: InfinityMode) -> V
         .collect()
 }
 
-/// With this variable set to 1, a GPU test that finds no adapter fails instead of
-/// skipping.
-pub const REQUIRE_GPU_ENV: &str = "EWISE_REQUIRE_GPU";
-
 /// Whether `--device gpu` has an adapter (as `ewise devices` chooses it); says why not,
 /// or fails when one is required.
 pub fn gpu() -> bool {
@@ -275,11 +271,9 @@ pub fn gpu() -> bool {
     if json.contains("\"chosen\": true") {
         return true;
     }
-    assert!(
-        !std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| v == "1"),
-        "{REQUIRE_GPU_ENV}=1 but `ewise devices` finds no usable adapter: {json}"
-    );
-    eprintln!("skipping GPU test: `ewise devices` finds no GPU adapter for --device gpu");
+    ewise_testkit::skip_without_gpu(format!(
+        "`ewise devices` finds no GPU adapter for --device gpu: {json}"
+    ));
     false
 }
 

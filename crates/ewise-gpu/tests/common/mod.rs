@@ -8,23 +8,16 @@ use ewise_core::{BufferBinding, DataType, Extensions, NanPolicy, OperatorDesc};
 use ewise_cpu::{BufferRef, Device};
 use ewise_gpu::{GpuBuffer, GpuDevice, GpuDeviceBuilder, GpuError};
 
-/// With this variable set to 1, a test that finds no adapter fails instead of skipping.
-pub const REQUIRE_ENV: &str = "EWISE_REQUIRE_GPU";
-
 /// A device from `builder` (software adapters allowed: CI runs on lavapipe), or `None`
 /// after one line saying why, when there is no adapter and none is required.
 pub fn try_device(builder: GpuDeviceBuilder) -> Option<GpuDevice> {
-    match builder.allow_software(true).build() {
-        Ok(d) => Some(d),
-        Err(e @ GpuError::NoAdapter { .. }) => {
-            if std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1") {
-                panic!("{REQUIRE_ENV}=1 but no GPU adapter: {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            None
-        }
-        Err(e) => panic!("GPU device creation failed: {e}"),
-    }
+    device_or_skip(builder.allow_software(true).build())
+}
+
+/// [`ewise_testkit::device_or_skip`] for ewise-gpu's build result (`build` or
+/// `build_async`, awaited).
+pub fn device_or_skip(built: Result<GpuDevice, GpuError>) -> Option<GpuDevice> {
+    ewise_testkit::device_or_skip(built, |e| matches!(e, GpuError::NoAdapter { .. }))
 }
 
 /// An extended device whose binding windows span at most a few hundred bytes, so that

@@ -5,23 +5,11 @@ use std::sync::OnceLock;
 use ewise_cpu::Extensions;
 use ewise_gpu::{GpuDevice, GpuDeviceBuilder, GpuError};
 
-/// With this variable set to 1, a test that finds no adapter fails instead of skipping.
-const REQUIRE_ENV: &str = "EWISE_REQUIRE_GPU";
-
 /// A device from `builder` (software adapters allowed: CI runs on lavapipe), or `None`
 /// after one line saying why, when there is no adapter and none is required.
 pub fn try_device(builder: GpuDeviceBuilder) -> Option<GpuDevice> {
-    match builder.allow_software(true).build() {
-        Ok(d) => Some(d),
-        Err(e @ GpuError::NoAdapter { .. }) => {
-            if std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1") {
-                panic!("{REQUIRE_ENV}=1 but no GPU adapter: {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            None
-        }
-        Err(e) => panic!("GPU device creation failed: {e}"),
-    }
+    let built = builder.allow_software(true).build();
+    ewise_testkit::device_or_skip(built, |e| matches!(e, GpuError::NoAdapter { .. }))
 }
 
 /// The device every test shares, built as `Model::with_gpu` requires.
