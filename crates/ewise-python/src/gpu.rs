@@ -12,9 +12,9 @@
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use ewise_cpu::{BufferBinding, DataType, Extensions, NanPolicy, OperatorDesc};
+use ewise_cpu::{DataType, Extensions, NanPolicy, OperatorDesc};
 use ewise_gpu::stream::{ChunkEnds, GpuStream, StreamOp, StreamProgram, DEFAULT_CHUNK_BYTES};
-use ewise_gpu::{GpuBuffer, GpuDevice, GpuError};
+use ewise_gpu::{GpuDevice, GpuError};
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 
@@ -161,27 +161,14 @@ pub(crate) unsafe fn execute(
             .create_operator(desc)?
             .with_nan_policy(policy)
             .compile()?;
-        let (in_total, out_total) = (
-            desc.input().total_tensor_size_in_bytes,
-            desc.output().total_tensor_size_in_bytes,
-        );
         // SAFETY: by the caller's contract.
         let out_bytes = unsafe { crate::ops::bytes_mut(output) };
-        let in_binding = BufferBinding::new(0, 0, in_total);
-        let result = if memory == Memory::Same {
-            let buffer = upload(device, out_bytes, out_total)?;
-            compiled.execute(&[&buffer], &[in_binding], &[in_binding])?;
-            buffer.read_range(device, 0, out_total)?
+        if memory == Memory::Same {
+            compiled.execute_in_place_slice(out_bytes)
         } else {
             // SAFETY: by the caller's contract.
-            let buffer = upload(device, unsafe { crate::ops::bytes(input) }, in_total)?;
-            let out_buffer = GpuBuffer::zeroed(device, out_total)?;
-            let out_binding = BufferBinding::new(1, 0, out_total);
-            compiled.execute(&[&buffer, &out_buffer], &[in_binding], &[out_binding])?;
-            out_buffer.read_range(device, 0, out_total)?
-        };
-        out_bytes.copy_from_slice(&result[..out_bytes.len()]);
-        Ok(())
+            compiled.execute_slices(unsafe { crate::ops::bytes(input) }, out_bytes)
+        }
     };
     py.detach(run).map_err(gpu_error)
 }
@@ -222,17 +209,4 @@ fn gpu_error(e: GpuError) -> PyErr {
         e @ GpuError::OutOfHostMemory { .. } => PyMemoryError::new_err(e.to_string()),
         e => PyGpuError::new_err(e.to_string()),
     }
-}
-
-/// A buffer of `total` bytes (DirectML's rounded tensor size) starting with `bytes`.
-fn upload(device: &GpuDevice, bytes: &[u8], total: u64) -> Result<GpuBuffer, GpuError> {
-    let buffer = GpuBuffer::zeroed(device, total)?;
-    let whole = bytes.len() / 4 * 4;
-    buffer.write(device, 0, &bytes[..whole])?;
-    if whole < bytes.len() {
-        let mut tail = [0u8; 4];
-        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
-        buffer.write(device, whole as u64, &tail)?;
-    }
-    Ok(buffer)
 }
