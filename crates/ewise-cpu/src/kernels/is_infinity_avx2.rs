@@ -14,63 +14,42 @@ use std::arch::x86_64::{
     _mm256_set1_epi64x, _mm256_set1_epi8, _mm256_setr_epi32, _mm256_setr_epi8, _mm256_shuffle_epi8,
     _mm256_storeu_si256, _mm256_stream_si256, _mm_sfence,
 };
-
-use ewise_core::{DataType, InfinityMode};
+use std::marker::PhantomData;
 
 use super::formats::{FloatFormat, BF16, F16, F32, F64};
-use super::isa::{Avx2, Isa};
-use super::ops::{self, IsInfinity};
-use super::{slice, stream, Kernel};
+use super::isa::Avx2;
+use super::loops::{InfinityLoops, Loop};
+use super::ops::IsInfinity;
+use super::{slice, stream};
 
-/// The AVX2 IS_INFINITY kernel for an input data type and mode; `None` where the generic
-/// loops serve instead (mode NEITHER, float8 and non-float types).
+/// AVX2's IS_INFINITY loops ([`super::loops::is_infinity`] builds the kernels): float32,
+/// float64, float16 and bfloat16.
 ///
-/// Callers hand it out only where AVX2 was detected, as for [`super::isa::Avx2`].
-pub(super) fn kernel(data_type: DataType, mode: InfinityMode) -> Option<Kernel> {
-    match data_type {
-        DataType::Float32 => for_format::<F32>(mode),
-        DataType::Float64 => for_format::<F64>(mode),
-        DataType::Float16 => for_format::<F16>(mode),
-        DataType::Bfloat16 => for_format::<BF16>(mode),
-        _ => None,
+/// Callers hand its kernels out only where AVX2 was detected, as for
+/// [`super::isa::Avx2`].
+pub(super) struct Loops;
+
+impl<F: Block> InfinityLoops<F> for Loops {
+    type Loop<const MODE: u32> = Infinity<F, MODE>;
+}
+
+/// IS_INFINITY in `MODE` over `F`, 32 elements a step.
+pub(super) struct Infinity<F, const MODE: u32>(PhantomData<F>);
+
+impl<F: Block, const MODE: u32> Loop for Infinity<F, MODE> {
+    type Map = IsInfinity<F, MODE>;
+    type Isa = Avx2;
+
+    fn map(src: &[F::Bits], dst: &mut [u8]) {
+        map::<F, MODE>(src, dst);
+    }
+
+    fn map_stream(src: &[F::Bits], dst: &mut [u8]) -> bool {
+        map_stream::<F, MODE>(src, dst)
     }
 }
 
-fn for_format<F: Block>(mode: InfinityMode) -> Option<Kernel> {
-    Some(match mode {
-        InfinityMode::Either => for_mode::<F, { ops::EITHER }>(),
-        InfinityMode::Positive => for_mode::<F, { ops::POSITIVE }>(),
-        InfinityMode::Negative => for_mode::<F, { ops::NEGATIVE }>(),
-        InfinityMode::Neither => return None,
-    })
-}
-
-fn for_mode<F: Block, const MODE: u32>() -> Kernel {
-    Kernel {
-        in_size: std::mem::size_of::<F::Bits>(),
-        out_size: 1,
-        map: map_bytes::<F, MODE>,
-        map_stream: map_bytes_stream::<F, MODE>,
-        map_in_place: None,
-        map_in_place_stream: None,
-        transpose: <Avx2 as Isa>::transpose,
-    }
-}
-
-fn map_bytes<F: Block, const MODE: u32>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_with::<IsInfinity<F, MODE>>(src, dst, map::<F, MODE>);
-}
-
-fn map_bytes_stream<F: Block, const MODE: u32>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_stream_with::<IsInfinity<F, MODE>>(
-        src,
-        dst,
-        map::<F, MODE>,
-        map_stream::<F, MODE>,
-    );
-}
-
-/// [`map_avx2`] behind a safe signature, for [`Kernel::map`].
+/// [`map_avx2`] behind a safe signature.
 #[allow(unsafe_code)]
 fn map<F: Block, const MODE: u32>(src: &[F::Bits], dst: &mut [u8]) {
     // SAFETY: these kernels are only selected for `InstructionSet::Avx2`, which
@@ -79,7 +58,7 @@ fn map<F: Block, const MODE: u32>(src: &[F::Bits], dst: &mut [u8]) {
 }
 
 /// [`map_stream_avx2`] behind a safe signature; always `true` (done), as for
-/// [`super::isa::Isa::map_stream`].
+/// [`Loop::map_stream`].
 #[allow(unsafe_code)]
 fn map_stream<F: Block, const MODE: u32>(src: &[F::Bits], dst: &mut [u8]) -> bool {
     // SAFETY: as in `map`, AVX2 was detected before these kernels were selected.

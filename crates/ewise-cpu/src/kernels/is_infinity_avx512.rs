@@ -26,56 +26,53 @@ use std::arch::x86_64::{
     __m128i, _mm512_fpclass_pd_mask, _mm512_fpclass_ps_mask, _mm512_kunpackb, _mm512_loadu_pd,
     _mm512_loadu_ps, _mm_maskz_mov_epi8, _mm_set1_epi8, _mm_storeu_si128, _mm_stream_si128,
 };
+use std::marker::PhantomData;
 
-use ewise_core::{DataType, InfinityMode};
-
-use super::formats::{FloatFormat, Word, F32, F64};
-use super::isa::{Avx2, Isa};
+use super::formats::{FloatFormat, Word, BF16, F16, F32, F64};
+use super::is_infinity_avx2;
+use super::isa::Avx2;
+use super::loops::{InfinityLoops, Loop};
 use super::ops::{self, IsInfinity};
-use super::{slice, stream, Kernel};
+use super::stream;
 
-/// The AVX-512 IS_INFINITY kernel for an input data type and mode; `None` where other
-/// loops serve instead (mode NEITHER, 8- and 16-bit floats and non-float types).
+/// AVX-512's IS_INFINITY loops ([`super::loops::is_infinity`] builds the kernels):
+/// float32 and float64 here, float16 and bfloat16 in AVX2's loops.
 ///
-/// Callers hand it out only where [`super::isa::InstructionSet::Avx512`] was detected.
-pub(super) fn kernel(data_type: DataType, mode: InfinityMode) -> Option<Kernel> {
-    match data_type {
-        DataType::Float32 => for_format::<F32>(mode),
-        DataType::Float64 => for_format::<F64>(mode),
-        _ => None,
+/// Callers hand its kernels out only where [`super::isa::InstructionSet::Avx512`] was
+/// detected.
+pub(super) struct Loops;
+
+impl InfinityLoops<F32> for Loops {
+    type Loop<const MODE: u32> = Infinity<F32, MODE>;
+}
+
+impl InfinityLoops<F64> for Loops {
+    type Loop<const MODE: u32> = Infinity<F64, MODE>;
+}
+
+impl InfinityLoops<F16> for Loops {
+    type Loop<const MODE: u32> = is_infinity_avx2::Infinity<F16, MODE>;
+}
+
+impl InfinityLoops<BF16> for Loops {
+    type Loop<const MODE: u32> = is_infinity_avx2::Infinity<BF16, MODE>;
+}
+
+/// IS_INFINITY in `MODE` over `F`, [`STEP`] elements a step.
+pub(super) struct Infinity<F, const MODE: u32>(PhantomData<F>);
+
+impl<F: Classify, const MODE: u32> Loop for Infinity<F, MODE> {
+    type Map = IsInfinity<F, MODE>;
+    type Isa = Avx2;
+
+    fn map(src: &[F::Bits], dst: &mut [u8]) {
+        map::<F, MODE, false>(src, dst);
     }
-}
 
-fn for_format<F: Classify>(mode: InfinityMode) -> Option<Kernel> {
-    Some(match mode {
-        InfinityMode::Either => for_mode::<F, { ops::EITHER }>(),
-        InfinityMode::Positive => for_mode::<F, { ops::POSITIVE }>(),
-        InfinityMode::Negative => for_mode::<F, { ops::NEGATIVE }>(),
-        InfinityMode::Neither => return None,
-    })
-}
-
-fn for_mode<F: Classify, const MODE: u32>() -> Kernel {
-    Kernel {
-        in_size: std::mem::size_of::<F::Bits>(),
-        out_size: 1,
-        map: map_bytes::<F, MODE>,
-        map_stream: map_bytes_stream::<F, MODE>,
-        map_in_place: None,
-        map_in_place_stream: None,
-        transpose: <Avx2 as Isa>::transpose,
-    }
-}
-
-fn map_bytes<F: Classify, const MODE: u32>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_with::<IsInfinity<F, MODE>>(src, dst, map::<F, MODE, false>);
-}
-
-fn map_bytes_stream<F: Classify, const MODE: u32>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_stream_with::<IsInfinity<F, MODE>>(src, dst, map::<F, MODE, false>, |s, d| {
-        map::<F, MODE, true>(s, d);
+    fn map_stream(src: &[F::Bits], dst: &mut [u8]) -> bool {
+        map::<F, MODE, true>(src, dst);
         true
-    });
+    }
 }
 
 /// [`map_avx512`] behind a safe signature.

@@ -16,65 +16,57 @@ use std::arch::wasm32::{
     i16x8_eq, i16x8_splat, i32x4_eq, i32x4_splat, i64x2_eq, i64x2_splat, i8x16_narrow_i16x8,
     u8x16_splat, v128, v128_and, v128_load, v128_store,
 };
-
-use ewise_core::{DataType, InfinityMode};
+use std::marker::PhantomData;
 
 use super::formats::{FloatFormat, BF16, F16, F32, F64};
-use super::isa::{Isa, Portable};
-use super::ops::{self, IsInfinity};
-use super::{slice, Kernel};
+use super::isa::Portable;
+use super::loops::{InfinityLoops, Loop};
+use super::ops::IsInfinity;
+use super::slice;
 
-/// The SIMD128 IS_INFINITY kernel for an input data type and mode; `None` where the
-/// generic loops serve instead (mode NEITHER, float8 and non-float types).
-pub(super) fn kernel(data_type: DataType, mode: InfinityMode) -> Option<Kernel> {
-    match data_type {
-        DataType::Float32 => for_format::<F32>(mode),
-        DataType::Float64 => for_format::<F64>(mode),
-        DataType::Float16 => for_format::<F16>(mode),
-        DataType::Bfloat16 => for_format::<BF16>(mode),
-        _ => None,
+/// SIMD128's IS_INFINITY loops ([`super::loops::is_infinity`] builds the kernels):
+/// float32, float64, float16 and bfloat16.
+pub(super) struct Loops;
+
+impl<F: Block> InfinityLoops<F> for Loops {
+    type Loop<const MODE: u32> = Infinity<F, MODE>;
+}
+
+/// IS_INFINITY in `MODE` over `F`, 16 elements a step.
+pub(super) struct Infinity<F, const MODE: u32>(PhantomData<F>);
+
+impl<F: Block, const MODE: u32> Loop for Infinity<F, MODE> {
+    type Map = IsInfinity<F, MODE>;
+    type Isa = Portable;
+
+    fn map(src: &[F::Bits], dst: &mut [u8]) {
+        map::<F, MODE>(src, dst);
     }
 }
 
-fn for_format<F: Block>(mode: InfinityMode) -> Option<Kernel> {
-    Some(match mode {
-        InfinityMode::Either => for_mode::<F, { ops::EITHER }>(),
-        InfinityMode::Positive => for_mode::<F, { ops::POSITIVE }>(),
-        InfinityMode::Negative => for_mode::<F, { ops::NEGATIVE }>(),
-        InfinityMode::Neither => return None,
-    })
-}
-
-fn for_mode<F: Block, const MODE: u32>() -> Kernel {
-    Kernel {
-        in_size: std::mem::size_of::<F::Bits>(),
-        out_size: 1,
-        map: map_bytes::<F, MODE>,
-        map_stream: map_bytes::<F, MODE>,
-        map_in_place: None,
-        map_in_place_stream: None,
-        transpose: <Portable as Isa>::transpose,
-    }
-}
-
-fn map_bytes<F: Block, const MODE: u32>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_with::<IsInfinity<F, MODE>>(src, dst, map::<F, MODE>);
-}
-
-/// IS_INFINITY of `src` into `dst` (the shorter length), 16 elements a step.
+/// IS_INFINITY of `src` into `dst` (the shorter length), 16 elements a step. As in
+/// [`super::sign_wasm`]'s loop, the steps index both slices through a mask of all ones
+/// hidden from the optimizer, which keeps the loads' and the store's offsets foldable.
 #[allow(unsafe_code)]
 fn map<F: Block, const MODE: u32>(src: &[F::Bits], dst: &mut [u8]) {
     let (mask, value) = IsInfinity::<F, MODE>::test();
     let n = src.len().min(dst.len());
     let body = n / 16 * 16;
-    let (s, d) = (&src[..body], &mut dst[..body]);
-    for (s, d) in s.chunks_exact(16).zip(d.chunks_exact_mut(16)) {
-        // SAFETY: `s` holds 16 readable elements and `d` 16 writable bytes; `v128_store`
-        // needs no alignment.
+    let index_mask = std::hint::black_box(usize::MAX);
+    let mut i = 0;
+    while i < body {
+        let at = i & index_mask;
+        // SAFETY: `at` is `i`, and `i + 16 <= body <= n`: `src` holds 16 readable
+        // elements and `dst` 16 writable bytes from `at`. `v128_store` needs no
+        // alignment.
         unsafe {
-            let masks = F::block(s.as_ptr(), mask, value);
-            v128_store(d.as_mut_ptr().cast(), v128_and(masks, u8x16_splat(1)));
+            let masks = F::block(src.as_ptr().add(at), mask, value);
+            v128_store(
+                dst.as_mut_ptr().add(at).cast(),
+                v128_and(masks, u8x16_splat(1)),
+            );
         }
+        i += 16;
     }
     slice::map::<IsInfinity<F, MODE>>(&src[body..n], &mut dst[body..n]);
 }

@@ -46,6 +46,7 @@ mod is_infinity_avx512;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod is_infinity_wasm;
 pub(crate) mod isa;
+mod loops;
 mod ops;
 #[cfg(target_arch = "x86_64")]
 mod sign_avx2;
@@ -74,7 +75,8 @@ use ewise_core::{DataType, InfinityMode, NanPolicy, OperatorDesc};
 
 use formats::{FloatFormat, BF16, F16, F32, F64, F8E5M2};
 use isa::{InstructionSet, Isa, Portable};
-use ops::{AllFalse, IsInfinity, Map};
+use loops::Compiled;
+use ops::{AllFalse, IsInfinity};
 
 /// A type-erased kernel: byte slices in, byte slices out.
 #[derive(Clone, Copy)]
@@ -105,37 +107,19 @@ impl std::fmt::Debug for Kernel {
     }
 }
 
-fn plain<M: Map, I: Isa>() -> Kernel {
-    Kernel {
-        in_size: std::mem::size_of::<M::In>(),
-        out_size: std::mem::size_of::<M::Out>(),
-        map: slice::map_bytes::<M, I>,
-        map_stream: slice::map_bytes_stream::<M, I>,
-        map_in_place: None,
-        map_in_place_stream: None,
-        transpose: I::transpose,
-    }
-}
-
-fn in_place<M: Map<Out = <M as Map>::In>, I: Isa>() -> Kernel {
-    Kernel {
-        map_in_place: Some(slice::map_bytes_in_place::<M, I>),
-        map_in_place_stream: Some(slice::map_bytes_in_place_stream::<M, I>),
-        ..plain::<M, I>()
-    }
-}
-
+/// The compiler's IS_INFINITY loops of `F` in `mode` for `I`.
 fn is_infinity_float<F: FloatFormat, I: Isa>(mode: InfinityMode) -> Kernel {
     match mode {
-        InfinityMode::Either => plain::<IsInfinity<F, { ops::EITHER }>, I>(),
-        InfinityMode::Positive => plain::<IsInfinity<F, { ops::POSITIVE }>, I>(),
-        InfinityMode::Negative => plain::<IsInfinity<F, { ops::NEGATIVE }>, I>(),
-        InfinityMode::Neither => plain::<AllFalse<F::Bits>, I>(),
+        InfinityMode::Either => loops::kernel::<Compiled<IsInfinity<F, { ops::EITHER }>, I>>(),
+        InfinityMode::Positive => loops::kernel::<Compiled<IsInfinity<F, { ops::POSITIVE }>, I>>(),
+        InfinityMode::Negative => loops::kernel::<Compiled<IsInfinity<F, { ops::NEGATIVE }>, I>>(),
+        InfinityMode::Neither => loops::kernel::<Compiled<AllFalse<F::Bits>, I>>(),
     }
 }
 
+/// The compiler's SIGN loops for `I`.
 fn sign_for<I: Isa>(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
-    sign_kernel!(data_type, policy, |M| in_place::<M, I>())
+    sign_kernel!(data_type, policy, |M| loops::in_place::<Compiled<M, I>>())
 }
 
 fn is_infinity_for<I: Isa>(data_type: DataType, mode: InfinityMode) -> Option<Kernel> {
@@ -146,7 +130,7 @@ fn is_infinity_for<I: Isa>(data_type: DataType, mode: InfinityMode) -> Option<Ke
         DataType::Bfloat16 => is_infinity_float::<BF16, I>(mode),
         DataType::Float8E5M2 => is_infinity_float::<F8E5M2, I>(mode),
         DataType::Float8E4M3Fn | DataType::Float8E4M3Fnuz | DataType::Float8E5M2Fnuz => {
-            plain::<AllFalse<u8>, I>()
+            loops::kernel::<Compiled<AllFalse<u8>, I>>()
         }
         _ => return None,
     })
@@ -183,14 +167,13 @@ pub(crate) fn is_infinity_on(
 ) -> Option<Kernel> {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx2 => is_infinity_avx2::kernel(data_type, mode)
+        InstructionSet::Avx2 => loops::is_infinity::<is_infinity_avx2::Loops>(data_type, mode)
             .or_else(|| is_infinity_for::<isa::Avx2>(data_type, mode)),
         #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx512 => is_infinity_avx512::kernel(data_type, mode)
-            .or_else(|| is_infinity_avx2::kernel(data_type, mode))
+        InstructionSet::Avx512 => loops::is_infinity::<is_infinity_avx512::Loops>(data_type, mode)
             .or_else(|| is_infinity_for::<isa::Avx2>(data_type, mode)),
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        InstructionSet::Simd128 => is_infinity_wasm::kernel(data_type, mode)
+        InstructionSet::Simd128 => loops::is_infinity::<is_infinity_wasm::Loops>(data_type, mode)
             .or_else(|| is_infinity_for::<Portable>(data_type, mode)),
         _ => is_infinity_for::<Portable>(data_type, mode),
     }

@@ -46,38 +46,38 @@ use std::arch::aarch64::{
     vst1q_s16, vst1q_s32, vst1q_s64, vst1q_s8, vst1q_u16, vst1q_u32, vst1q_u64, vst1q_u8,
 };
 use std::arch::asm;
+use std::marker::PhantomData;
 
 use ewise_core::{DataType, NanPolicy};
 
 use super::formats::{FloatFormat, BF16, F16, F32, F64};
 use super::isa::{Isa, Portable};
+use super::loops::{self, InPlace, Loop};
 use super::ops::{Map, SignFloat, SignSigned, SignUnsigned};
-use super::{slice, Kernel};
+use super::Kernel;
 
 /// The NEON SIGN kernel for a data type and NaN policy; `None` for types SIGN does not
 /// take.
 pub(super) fn kernel(data_type: DataType, policy: NanPolicy) -> Option<Kernel> {
-    sign_kernel!(data_type, policy, |M| for_map::<M>())
+    sign_kernel!(data_type, policy, |M| loops::in_place::<Vectors<M>>())
 }
 
-fn for_map<M: Simd>() -> Kernel {
-    Kernel {
-        in_size: std::mem::size_of::<M::In>(),
-        out_size: std::mem::size_of::<M::In>(),
-        map: map_bytes::<M>,
-        map_stream: map_bytes::<M>,
-        map_in_place: Some(map_bytes_in_place::<M>),
-        map_in_place_stream: Some(map_bytes_in_place::<M>),
-        transpose: <Portable as Isa>::transpose,
+/// `M`'s loop in NEON vectors.
+struct Vectors<M>(PhantomData<M>);
+
+impl<M: Simd> Loop for Vectors<M> {
+    type Map = M;
+    type Isa = Portable;
+
+    fn map(src: &[M::In], dst: &mut [M::In]) {
+        map::<M>(src, dst);
     }
 }
 
-fn map_bytes<M: Simd>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_with::<M>(src, dst, map::<M>);
-}
-
-fn map_bytes_in_place<M: Simd>(data: &mut [u8]) {
-    slice::map_bytes_in_place_with::<M>(data, run_in_place::<M>);
+impl<M: Simd> InPlace for Vectors<M> {
+    fn map_in_place(data: &mut [M::In]) {
+        run_in_place::<M>(data);
+    }
 }
 
 /// Whether `M`'s vector form gives exact results in this thread's environment.

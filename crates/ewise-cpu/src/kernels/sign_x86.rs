@@ -11,9 +11,12 @@
 //! forms may set MXCSR's sticky invalid and denormal flags; the results are the same
 //! bits either way.
 
+use std::marker::PhantomData;
+
 use super::isa::{Avx2, Isa};
+use super::loops::{self, InPlace, Loop};
 use super::ops::Map;
-use super::{slice, stream, Kernel};
+use super::{stream, Kernel};
 
 /// A vector width with the instruction set that runs it.
 #[allow(unsafe_code)]
@@ -102,33 +105,32 @@ pub(super) use simd_impl;
 
 /// The kernel of `M` in `W`'s vectors.
 pub(super) fn kernel<W: Width, M: Simd<W>>() -> Kernel {
-    Kernel {
-        in_size: std::mem::size_of::<M::In>(),
-        out_size: std::mem::size_of::<M::In>(),
-        map: map_bytes::<W, M>,
-        map_stream: map_bytes_stream::<W, M>,
-        map_in_place: Some(map_bytes_in_place::<W, M>),
-        map_in_place_stream: Some(map_bytes_in_place_stream::<W, M>),
-        transpose: <Avx2 as Isa>::transpose,
+    loops::in_place::<Vectors<W, M>>()
+}
+
+/// `M`'s loop in `W`'s vectors.
+struct Vectors<W, M>(PhantomData<(W, M)>);
+
+impl<W: Width, M: Simd<W>> Loop for Vectors<W, M> {
+    type Map = M;
+    type Isa = Avx2;
+
+    fn map(src: &[M::In], dst: &mut [M::In]) {
+        map::<W, M>(src, dst);
+    }
+
+    fn map_stream(src: &[M::In], dst: &mut [M::In]) -> bool {
+        map_stream::<W, M>(src, dst)
     }
 }
 
-fn map_bytes<W: Width, M: Simd<W>>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_with::<M>(src, dst, map::<W, M>);
-}
+impl<W: Width, M: Simd<W>> InPlace for Vectors<W, M> {
+    fn map_in_place(data: &mut [M::In]) {
+        run_in_place::<W, M, false>(data);
+    }
 
-fn map_bytes_stream<W: Width, M: Simd<W>>(src: &[u8], dst: &mut [u8]) {
-    slice::map_bytes_stream_with::<M>(src, dst, map::<W, M>, map_stream::<W, M>);
-}
-
-fn map_bytes_in_place<W: Width, M: Simd<W>>(data: &mut [u8]) {
-    slice::map_bytes_in_place_with::<M>(data, |d| run_in_place::<W, M, false>(d));
-}
-
-fn map_bytes_in_place_stream<W: Width, M: Simd<W>>(data: &mut [u8]) {
-    match bytemuck::try_cast_slice_mut::<u8, M::In>(data) {
-        Ok(d) => run_in_place::<W, M, true>(d),
-        Err(_) => slice::map_bytes_in_place_stream::<M, Avx2>(data),
+    fn map_in_place_stream(data: &mut [M::In]) -> bool {
+        run_in_place::<W, M, true>(data)
     }
 }
 
@@ -149,7 +151,7 @@ fn map<W: Width, M: Simd<W>>(src: &[M::In], dst: &mut [M::In]) {
     unsafe { W::run::<M, false>(src.as_ptr(), dst.as_mut_ptr(), n) }
 }
 
-/// [`map`] with streaming stores; always `true` (done), as for [`Isa::map_stream`].
+/// [`map`] with streaming stores; always `true` (done), as for [`Loop::map_stream`].
 #[allow(unsafe_code)]
 fn map_stream<W: Width, M: Simd<W>>(src: &[M::In], dst: &mut [M::In]) -> bool {
     if !usable::<W, M>() {
@@ -161,20 +163,24 @@ fn map_stream<W: Width, M: Simd<W>>(src: &[M::In], dst: &mut [M::In]) -> bool {
     true
 }
 
-/// SIGN of `data` in place, with streaming stores if `STREAM`.
+/// SIGN of `data` in place, with streaming stores if `STREAM`; `true` (done). Where
+/// [`usable`] does not hold, the compiler's AVX2 loop runs instead, or, with `STREAM`,
+/// nothing is done and the answer is `false`, as [`InPlace::map_in_place_stream`]'s
+/// may be (the caller then streams out blocks computed by [`map`]).
 #[allow(unsafe_code)]
-fn run_in_place<W: Width, M: Simd<W>, const STREAM: bool>(data: &mut [M::In]) {
+fn run_in_place<W: Width, M: Simd<W>, const STREAM: bool>(data: &mut [M::In]) -> bool {
     if !usable::<W, M>() {
-        return match STREAM {
-            true => slice::map_bytes_in_place_stream::<M, Avx2>(bytemuck::cast_slice_mut(data)),
-            false => Avx2::map_in_place::<M>(data),
-        };
+        if !STREAM {
+            Avx2::map_in_place::<M>(data);
+        }
+        return !STREAM;
     }
     let p = data.as_mut_ptr();
     // SAFETY: `p` holds `data.len()` elements, read and written; `walk` reads each
     // vector or element before writing it at the same place. `W`'s instruction set was
     // detected before these kernels were selected.
-    unsafe { W::run::<M, STREAM>(p, p, data.len()) }
+    unsafe { W::run::<M, STREAM>(p, p, data.len()) };
+    true
 }
 
 /// Whether float compares give the exact answers for every input here: DAZ is clear

@@ -9,7 +9,6 @@
 
 use bytemuck::Zeroable;
 
-use super::isa::Isa;
 use super::ops::Map;
 use super::stream;
 
@@ -35,13 +34,9 @@ pub(crate) fn map_in_place<M: Map<Out = <M as Map>::In>>(data: &mut [M::In]) {
     }
 }
 
-/// [`map`] over byte slices holding `n` input and `n` output elements.
-pub(crate) fn map_bytes<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
-    map_bytes_with::<M>(src, dst, I::map::<M>);
-}
-
-/// [`map_bytes`] with `map` as the slice loop: `map` applies `M` to each element of its
-/// first slice, writing the second (same length).
+/// [`map`] over byte slices holding `n` input and `n` output elements, with `map` as the
+/// slice loop: `map` applies `M` to each element of its first slice, writing the second
+/// (same length).
 pub(crate) fn map_bytes_with<M: Map>(
     src: &[u8],
     dst: &mut [u8],
@@ -56,13 +51,8 @@ pub(crate) fn map_bytes_with<M: Map>(
     }
 }
 
-/// [`map_in_place`] over a byte slice.
-pub(crate) fn map_bytes_in_place<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mut [u8]) {
-    map_bytes_in_place_with::<M>(data, I::map_in_place::<M>);
-}
-
-/// [`map_bytes_in_place`] with `map_in_place` as the slice loop: it applies `M` to each
-/// element of its slice in place.
+/// [`map_in_place`] over a byte slice, with `map_in_place` as the slice loop: it applies
+/// `M` to each element of its slice in place.
 pub(crate) fn map_bytes_in_place_with<M: Map<Out = <M as Map>::In>>(
     data: &mut [u8],
     map_in_place: impl Fn(&mut [M::In]),
@@ -83,16 +73,11 @@ pub(crate) fn map_bytes_in_place_with<M: Map<Out = <M as Map>::In>>(
     }
 }
 
-/// [`map_bytes`] with streaming stores.
-pub(crate) fn map_bytes_stream<M: Map, I: Isa>(src: &[u8], dst: &mut [u8]) {
-    map_bytes_stream_with::<M>(src, dst, I::map::<M>, I::map_stream::<M>);
-}
-
-/// [`map_bytes_stream`] with `map` as the slice loop and `map_stream` as its streaming
-/// form, which like [`Isa::map_stream`] returns `false`, having done nothing, where it
-/// has no loop of its own; element-misaligned slices and that case stream in blocks
-/// computed by `map`. Targets without non-temporal stores ([`stream::NON_TEMPORAL`])
-/// map straight into `dst`.
+/// [`map_bytes_with`] with streaming stores: `map_stream` is `map`'s streaming form,
+/// which like [`super::isa::Isa::map_stream`] returns `false`, having done nothing,
+/// where it has no loop of its own; element-misaligned slices and that case stream in
+/// blocks computed by `map`. Targets without non-temporal stores
+/// ([`stream::NON_TEMPORAL`]) map straight into `dst`.
 pub(crate) fn map_bytes_stream_with<M: Map>(
     src: &[u8],
     dst: &mut [u8],
@@ -125,11 +110,24 @@ pub(crate) fn map_bytes_stream_with<M: Map>(
     stream::fence();
 }
 
-/// [`map_bytes_in_place`] with streaming stores (plain ones, in place, where the target
-/// has none: [`stream::NON_TEMPORAL`]).
-pub(crate) fn map_bytes_in_place_stream<M: Map<Out = <M as Map>::In>, I: Isa>(data: &mut [u8]) {
+/// [`map_bytes_in_place_with`] with streaming stores: `map_in_place_stream` is
+/// `map_in_place`'s streaming form, `false` (nothing done) where it has none; then, and
+/// for element-misaligned data, blocks computed by `map` (as in [`map_bytes_with`]) are
+/// streamed back. Targets without non-temporal stores ([`stream::NON_TEMPORAL`]) map
+/// in place with `map_in_place`.
+pub(crate) fn map_bytes_in_place_stream_with<M: Map<Out = <M as Map>::In>>(
+    data: &mut [u8],
+    map: impl Fn(&[M::In], &mut [M::In]) + Copy,
+    map_in_place: impl Fn(&mut [M::In]),
+    map_in_place_stream: impl Fn(&mut [M::In]) -> bool,
+) {
     if !stream::NON_TEMPORAL {
-        return map_bytes_in_place::<M, I>(data);
+        return map_bytes_in_place_with::<M>(data, map_in_place);
+    }
+    if let Ok(d) = bytemuck::try_cast_slice_mut::<u8, M::In>(data) {
+        if map_in_place_stream(d) {
+            return;
+        }
     }
     let size = std::mem::size_of::<M::In>();
     let per_block = STREAM_BLOCK / size;
@@ -137,7 +135,7 @@ pub(crate) fn map_bytes_in_place_stream<M: Map<Out = <M as Map>::In>, I: Isa>(da
     let block = bytemuck::cast_slice_mut::<u64, u8>(&mut block);
     for chunk in data.chunks_mut(per_block * size) {
         let b = &mut block[..chunk.len()];
-        map_bytes::<M, I>(chunk, b);
+        map_bytes_with::<M>(chunk, b, map);
         stream::copy(chunk, b);
     }
     stream::fence();
