@@ -210,7 +210,13 @@ fn element_size(data_type: DataType) -> usize {
     data_type.size_in_bytes().unwrap_or(1) as usize
 }
 
-fn same_count(operator: OperatorType, given: usize, required: usize) -> Result<(), JsValue> {
+/// The output's element count `given` where `required` are needed: `SliceLength`, as
+/// the CPU's array calls say it.
+pub(crate) fn same_count(
+    operator: OperatorType,
+    given: usize,
+    required: usize,
+) -> Result<(), JsValue> {
     if given == required {
         Ok(())
     } else {

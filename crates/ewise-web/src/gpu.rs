@@ -19,7 +19,7 @@ use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::array::{copy_in, data_type, infinity_mode, nan_policy, view};
+use crate::array::{copy_in, data_type, infinity_mode, nan_policy, same_count, view};
 use crate::dml::{self, bind, policy_number, write_elements, Bound, WebDeviceOptions};
 use crate::error::{self, argument, validation};
 
@@ -105,20 +105,6 @@ fn elements_of(
     let mut copy = error::zeroed(bytes, "a copy of the input for the GPU")?;
     copy_in(input, 0, &mut copy)?;
     Ok((copy, size))
-}
-
-/// The CPU array calls' check of the output's length: `given` elements where
-/// `required` are needed is a `SliceLength` error of the output.
-fn same_count(operator: OperatorType, given: usize, required: usize) -> Result<(), JsValue> {
-    if given == required {
-        return Ok(());
-    }
-    Err(validation(&Error::SliceLength {
-        operator,
-        tensor: TensorRole::Output,
-        given,
-        required: required as u64,
-    }))
 }
 
 /// Element counts of the pieces of `count` elements of `size` bytes.
