@@ -511,9 +511,51 @@ function createWith(device, desc, what, Cls) {
   }
 }
 
-/** A CPU device that validates as a DirectML device of one feature level. */
-export class Device {
+/** What a CPU `Device` and a `GpuDevice` share: the DirectML-style face of a wasm
+ * device (its options, feature levels and operator creation). */
+class DirectMLDevice {
   #device;
+
+  constructor(device) {
+    this.#device = device;
+  }
+
+  /** The feature level of its DirectML-style operators ("6_4"). */
+  get featureLevel() {
+    return this.#device.featureLevel;
+  }
+
+  /** Whether its DirectML-style operators may use the ewise extensions. */
+  get extensions() {
+    return this.#device.extensions;
+  }
+
+  /** The NaN policy new SIGN operators start with. */
+  get nanPolicy() {
+    return NAN[this.#device.nanPolicy];
+  }
+
+  /** The highest of `levels` at or below the device's level, or null. */
+  checkFeatureLevels(levels) {
+    return checkLevels(this.#device, levels, `${this.constructor.label}.checkFeatureLevels`);
+  }
+
+  /** Validates `desc` (from `OperatorDesc`) at the device's level: an operator of the
+   * device's kind (`Operator`, `GpuOperator`), or the rules' first `ValidationError` (on
+   * the GPU, a `GpuError` of kind "BufferTooLarge" for a tensor larger than the GPU's
+   * largest buffer). */
+  createOperator(desc) {
+    return createWith(this.#device, desc, `${this.constructor.label}.createOperator`, this.constructor.operatorClass);
+  }
+}
+
+/** A CPU device that validates as a DirectML device of one feature level. */
+export class Device extends DirectMLDevice {
+  static label = "Device";
+
+  static get operatorClass() {
+    return Operator;
+  }
 
   /**
    * `featureLevel` (default "6_4"), `minFeatureLevel` (creation fails when the level is
@@ -526,7 +568,7 @@ export class Device {
     const o = optionsOf(options, DEVICE_OPTIONS, what);
     const deviceOptions = wasmDeviceOptions(o, what);
     try {
-      this.#device = call(() => new wasm.WebDevice(deviceOptions));
+      super(call(() => new wasm.WebDevice(deviceOptions)));
     } finally {
       deviceOptions.free();
     }
@@ -535,32 +577,6 @@ export class Device {
   /** A strict device at `level`. */
   static withFeatureLevel(level) {
     return new Device({ featureLevel: level });
-  }
-
-  /** The feature level ("6_4"). */
-  get featureLevel() {
-    return this.#device.featureLevel;
-  }
-
-  /** Whether the ewise extensions are enabled. */
-  get extensions() {
-    return this.#device.extensions;
-  }
-
-  /** The NaN policy new SIGN operators start with. */
-  get nanPolicy() {
-    return NAN[this.#device.nanPolicy];
-  }
-
-  /** The highest of `levels` at or below the device's level, or null. */
-  checkFeatureLevels(levels) {
-    return checkLevels(this.#device, levels, "Device.checkFeatureLevels");
-  }
-
-  /** Validates `desc` (from `OperatorDesc`) at the device's level: an `Operator`, or the
-   * rules' first `ValidationError`. */
-  createOperator(desc) {
-    return createWith(this.#device, desc, "Device.createOperator", Operator);
   }
 }
 
@@ -705,13 +721,20 @@ export class CompiledOperator {
  * functions' bits whatever the device's options; its DirectML-style operators
  * (`createOperator`) are validated at its options, as a CPU `Device`'s.
  */
-export class GpuDevice {
+export class GpuDevice extends DirectMLDevice {
+  static label = "GpuDevice";
+
+  static get operatorClass() {
+    return GpuOperator;
+  }
+
   #device;
 
   constructor(device) {
     if (!(device instanceof wasm.WebGpuDevice)) {
       throw argumentError("device", "GpuDevice: use requestGpu() to get one");
     }
+    super(device);
     this.#device = device;
   }
 
@@ -724,33 +747,6 @@ export class GpuDevice {
    * `maxBindingSize` (raised to 256 bytes plus the adapter's offset alignment). */
   get maxBindingSize() {
     return numeric(this.#device.maxBindingSize);
-  }
-
-  /** The feature level of its DirectML-style operators ("6_4"). */
-  get featureLevel() {
-    return this.#device.featureLevel;
-  }
-
-  /** Whether its DirectML-style operators may use the ewise extensions. */
-  get extensions() {
-    return this.#device.extensions;
-  }
-
-  /** The NaN policy new SIGN operators start with. */
-  get nanPolicy() {
-    return NAN[this.#device.nanPolicy];
-  }
-
-  /** The highest of `levels` at or below the device's level, or null. */
-  checkFeatureLevels(levels) {
-    return checkLevels(this.#device, levels, "GpuDevice.checkFeatureLevels");
-  }
-
-  /** Validates `desc` (from `OperatorDesc`) at the device's level: a `GpuOperator`, or
-   * the rules' first `ValidationError` (a `GpuError` of kind "BufferTooLarge" for a
-   * tensor larger than the GPU's largest buffer). */
-  createOperator(desc) {
-    return createWith(this.#device, desc, "GpuDevice.createOperator", GpuOperator);
   }
 
   /** As `sign`, on the GPU. */
