@@ -14,7 +14,9 @@
 
 import { createServer } from "node:http";
 import { createReadStream } from "node:fs";
-import { mkdir, readdir, realpath, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, realpath, rm, stat } from "node:fs/promises";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -109,17 +111,44 @@ async function runModule(browser, base, module) {
   }
 }
 
+// Chromium's profile and its own temporary files go into one directory of ours, removed
+// at the end, on an error and on SIGINT or SIGTERM: nothing is left in the system's
+// temporary directory.
+let browser;
+const scratch = await mkdtemp(path.join(tmpdir(), "ewise-browser-test-"));
+const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    console.log(`# stopped by ${signal}`);
+    const pid = browser?.process()?.pid;
+    try {
+      if (pid) process.kill(-pid, "SIGKILL"); // puppeteer starts it as a process group
+    } catch {
+      browser?.process()?.kill("SIGKILL");
+    }
+    removeScratch();
+    process.exit(130);
+  });
+}
+
 const server = await serve();
 const base = `http://127.0.0.1:${server.address().port}`;
 let failures = 0;
 let passed = 0;
 let count = 0;
-let browser;
 try {
   const pp = await puppeteer();
   const args = ["--enable-unsafe-webgpu", "--headless=new"];
   if (process.getuid?.() === 0) args.push("--no-sandbox");
-  browser = await pp.launch({ executablePath: chromium, headless: true, args, protocolTimeout: moduleTimeout + 60000 });
+  await mkdir(path.join(scratch, "tmp"));
+  browser = await pp.launch({
+    executablePath: chromium,
+    headless: true,
+    args,
+    userDataDir: path.join(scratch, "profile"),
+    env: { ...process.env, TMPDIR: path.join(scratch, "tmp") },
+    protocolTimeout: moduleTimeout + 60000,
+  });
   console.log(`# ${await browser.version()} at ${base}`);
 
   const dir = path.join(root, "crates/ewise-web/tests/browser");
@@ -165,6 +194,7 @@ try {
 } finally {
   await browser?.close().catch(() => {});
   server.close();
+  await rm(scratch, { recursive: true, force: true });
 }
 console.log(`# ${passed} passed, ${failures} failed`);
 process.exit(failures ? 1 : 0);
