@@ -9,10 +9,10 @@
 # Needs cargo and rustup (the wasm32-unknown-unknown target is added when missing) and
 # the wasm-bindgen CLI at exactly Cargo.lock's wasm-bindgen version: one on PATH is used
 # when its version matches, else target/tools/bin/wasm-bindgen, else it is installed
-# there (`cargo install wasm-bindgen-cli`, about 6.5 minutes of CPU, from crates.io;
-# without --locked, since its locked webpki-roots may not be served). What cannot be had
-# is named and the build skips, exiting 0 (or EWISE_WEB_SKIP_STATUS, which
-# scripts/web-test.sh sets to tell a skip from a build); under CI=true that is a failure.
+# there (scripts/lib/wasm-bindgen-cli.sh: `cargo install wasm-bindgen-cli`, about 6.5
+# minutes of CPU, from crates.io). What cannot be had is named and the build skips,
+# exiting 0 (or EWISE_WEB_SKIP_STATUS, which scripts/web-test.sh sets to tell a skip from
+# a build); under CI=true that is a failure.
 #
 # Environment: EWISE_WEB_TARGET_DIR (default ${CARGO_TARGET_DIR:-target}/web), the cargo
 # target directory, kept apart so that its RUSTFLAGS do not rebuild the host's;
@@ -22,12 +22,13 @@
 # Usage: scripts/web-build.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 
 who=web-build what="web build"
 skip_status=${EWISE_WEB_SKIP_STATUS:-0}
 # shellcheck source=scripts/lib/skip.sh
 source scripts/lib/skip.sh
+# shellcheck source=scripts/lib/wasm-bindgen-cli.sh
+source scripts/lib/wasm-bindgen-cli.sh
 
 command -v cargo >/dev/null || skip "needs cargo (https://rustup.rs)"
 command -v rustup >/dev/null || skip "needs rustup, to add the wasm32-unknown-unknown target"
@@ -36,26 +37,10 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     rustup target add wasm32-unknown-unknown >&2 || skip "rustup could not add the wasm32-unknown-unknown target"
 fi
 
-# The wasm-bindgen version of Cargo.lock: the CLI must be exactly this one.
-version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-[ -n "$version" ] || skip "Cargo.lock names no wasm-bindgen version"
+wasm_bindgen_cli
+version=$wasm_bindgen_version
+bindgen=$wasm_bindgen_bin/wasm-bindgen
 web_target=${EWISE_WEB_TARGET_DIR:-${CARGO_TARGET_DIR:-target}/web}
-tools=${EWISE_WEB_TOOLS:-$root/target/tools}
-bindgen_version() { "$1" --version 2>/dev/null | awk '{ print $2 }'; }
-bindgen=""
-for candidate in "$(command -v wasm-bindgen || true)" "$tools/bin/wasm-bindgen"; do
-    if [ -n "$candidate" ] && [ -x "$candidate" ] && [ "$(bindgen_version "$candidate")" = "$version" ]; then
-        bindgen=$candidate
-        break
-    fi
-done
-if [ -z "$bindgen" ]; then
-    echo "web-build: installing wasm-bindgen-cli $version into $tools (cargo install; minutes)" >&2
-    nice cargo install wasm-bindgen-cli --version "$version" --root "$tools" \
-        --target-dir "$web_target/tools-build" >&2 ||
-        skip "cargo install wasm-bindgen-cli --version $version failed (it needs crates.io)"
-    bindgen=$tools/bin/wasm-bindgen
-fi
 
 echo "web-build: cargo build -p ewise-web --target wasm32-unknown-unknown --release" >&2
 RUSTFLAGS=${EWISE_WEB_RUSTFLAGS--C target-feature=+simd128} \
