@@ -44,6 +44,12 @@ fi
 
 wasm_bindgen_cli
 
+# chromedriver makes a profile directory per session in $TMPDIR, and Chromium its own
+# temporary directories: they go into one scratch directory, removed however this ends.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ewise-web-rust-test-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
+
 export CHROMEDRIVER=$driver
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=$wasm_bindgen_bin/wasm-bindgen-test-runner
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-300}
