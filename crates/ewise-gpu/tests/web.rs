@@ -11,6 +11,7 @@ use ewise_core::{
     OperatorType, TensorDesc, TensorRole,
 };
 use ewise_gpu::{GpuBuffer, GpuDevice, GpuDeviceBuilder, GpuError};
+use ewise_testkit::noise;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -54,18 +55,6 @@ fn infinity_types() -> &'static [DataType] {
 
 fn size(t: DataType) -> usize {
     t.size_in_bytes().unwrap() as usize
-}
-
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
 }
 
 /// Zeros, subnormals, infinities, NaNs (quiet, signalling, with payloads), the largest

@@ -18,6 +18,7 @@ use ewise_gpu::GpuDevice;
 use ewise_onnx::conformance::run_case_on;
 use ewise_onnx::proto::ModelProto;
 use ewise_onnx::{dtype, DataType, Error, Model, NanPolicy, Tensor};
+use ewise_testkit::noise;
 use proptest::prelude::*;
 
 /// Runs `model` on `inputs` on the CPU and on `device`, asserts that both give the same
@@ -39,19 +40,6 @@ fn same_on(
         _ => panic!("CPU gave {cpu:?}, GPU gave {on_gpu:?}"),
     }
     cpu
-}
-
-/// A deterministic byte pattern.
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
 }
 
 /// Bit patterns that matter for elements of `size` bytes (zeros of both signs,

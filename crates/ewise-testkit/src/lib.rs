@@ -5,6 +5,20 @@ use std::fmt::Display;
 use std::io;
 use std::path::Path;
 
+/// `len` deterministic pseudo-random bytes for `seed` (xorshift64): test data whose
+/// every bit pattern matters, the same on every run and platform.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
 /// With this variable set to 1, a GPU test that finds no adapter fails instead of
 /// skipping (`scripts/gpu-driver.sh` sets it where it selects lavapipe).
 pub const REQUIRE_GPU_ENV: &str = "EWISE_REQUIRE_GPU";

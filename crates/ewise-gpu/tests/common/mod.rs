@@ -49,18 +49,7 @@ pub fn device() -> Option<&'static GpuDevice> {
         .as_ref()
 }
 
-/// A deterministic byte pattern.
-pub fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
+pub use ewise_testkit::noise;
 
 /// Where an execution's tensors live: one buffer (in place or disjoint ranges) or two.
 #[derive(Debug, Clone, Copy)]
