@@ -106,18 +106,58 @@ impl AdapterSummary {
     }
 }
 
+/// `name (backend, type[, software][, driver DRIVER INFO])`: an empty name is "an
+/// unnamed adapter" and the driver part is left out when the adapter names no driver
+/// (as WebGPU's adapters do).
 impl fmt::Display for AdapterSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.name.trim();
+        let name = if name.is_empty() {
+            "an unnamed adapter"
+        } else {
+            name
+        };
+        let software = if self.is_software() { ", software" } else { "" };
         write!(
             f,
-            "{} ({:?}, {:?}{}, driver {} {})",
-            self.name,
-            self.backend,
-            self.device_type,
-            if self.is_software() { ", software" } else { "" },
-            self.driver,
-            self.driver_info
-        )
+            "{name} ({:?}, {:?}{software}",
+            self.backend, self.device_type
+        )?;
+        let driver = format!("{} {}", self.driver.trim(), self.driver_info.trim());
+        match driver.trim() {
+            "" => f.write_str(")"),
+            driver => write!(f, ", driver {driver})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod adapter_tests {
+    use super::AdapterSummary;
+
+    #[test]
+    fn an_adapter_without_a_name_or_driver_is_shown_without_blanks() {
+        let mut a = AdapterSummary {
+            name: String::new(),
+            backend: wgpu::Backend::BrowserWebGpu,
+            device_type: wgpu::DeviceType::Cpu,
+            driver: String::new(),
+            driver_info: String::new(),
+        };
+        assert_eq!(
+            a.to_string(),
+            "an unnamed adapter (BrowserWebGpu, Cpu, software)"
+        );
+        a.name = "llvmpipe (LLVM 15.0.6, 256 bits)".into();
+        a.backend = wgpu::Backend::Vulkan;
+        a.driver = "llvmpipe".into();
+        a.driver_info = "Mesa 25.0.7".into();
+        assert_eq!(
+            a.to_string(),
+            "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu, software, driver llvmpipe Mesa 25.0.7)"
+        );
+        a.driver_info.clear();
+        assert!(a.to_string().ends_with(", driver llvmpipe)"));
     }
 }
 
