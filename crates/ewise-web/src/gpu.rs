@@ -333,6 +333,11 @@ fn span_of(
     Ok(bytes)
 }
 
+/// `view`'s bytes from its start, as many as `span` (all where it is shorter), copied.
+fn head_of(view: &Uint8Array, span: Option<u64>, for_what: &str) -> Result<Vec<u8>, JsValue> {
+    span_of(view, 0, view.length() as usize, span, for_what)
+}
+
 #[wasm_bindgen]
 impl WebGpuCompiledOperator {
     /// `ELEMENT_WISE_SIGN` or `ELEMENT_WISE_IS_INFINITY`.
@@ -412,17 +417,13 @@ impl WebGpuCompiledOperator {
             view(output, "output")?.clone(),
         );
         let c = &self.compiled;
-        let src = span_of(
+        let src = head_of(
             &input,
-            0,
-            input.length() as usize,
             c.input_desc().exact_span_in_bytes(),
             "a copy of the input",
         )?;
-        let mut dst = span_of(
+        let mut dst = head_of(
             &output,
-            0,
-            output.length() as usize,
             c.output_desc().exact_span_in_bytes(),
             "a copy of the output",
         )?;
@@ -445,10 +446,8 @@ impl WebGpuCompiledOperator {
     pub fn execute_in_place(&self, data: &JsValue) -> Result<Promise, JsValue> {
         let data = view(data, "data")?.clone();
         let c = &self.compiled;
-        let mut bytes = span_of(
+        let mut bytes = head_of(
             &data,
-            0,
-            data.length() as usize,
             c.input_desc().exact_span_in_bytes(),
             "a copy of the data",
         )?;
