@@ -44,21 +44,11 @@ pub fn request_gpu_device(
 ) -> Result<Promise, JsValue> {
     let mut builder = GpuDevice::builder().allow_software(allow_software);
     if let Some(workgroups) = max_workgroups {
-        if workgroups == 0 {
-            return Err(argument(
-                "options.maxWorkgroupsPerDimension",
-                "maxWorkgroupsPerDimension must be positive",
-            ));
-        }
+        positive(workgroups.into(), "maxWorkgroupsPerDimension")?;
         builder = builder.max_workgroups_per_dimension(workgroups);
     }
     if let Some(bytes) = max_binding_size {
-        if bytes == 0 {
-            return Err(argument(
-                "options.maxBindingSize",
-                "maxBindingSize must be positive",
-            ));
-        }
+        positive(bytes, "maxBindingSize")?;
         builder = builder.max_binding_size(bytes);
     }
     let arrays: GpuDeviceBuilder = builder.clone().extensions(Extensions::Enabled);
@@ -75,6 +65,17 @@ pub fn request_gpu_device(
             .map_err(|e| error::gpu(&e))?;
         Ok(WebGpuDevice { device, arrays }.into())
     }))
+}
+
+/// An `ArgumentError` for `options.NAME` unless `value` is positive.
+fn positive(value: u64, name: &str) -> Result<(), JsValue> {
+    if value == 0 {
+        return Err(argument(
+            &format!("options.{name}"),
+            &format!("{name} must be positive"),
+        ));
+    }
+    Ok(())
 }
 
 /// A GPU device: DirectML-style operators at its options, and the array calls.
