@@ -134,6 +134,7 @@ fn start() -> Vec<&'static Slot> {
             .spawn(move || serve(slot));
         match spawned {
             Ok(handle) => {
+                slot.placement.steer_started(&handle);
                 let _ = slot.thread.set(handle.thread().clone());
                 slots.push(slot);
             }
@@ -146,6 +147,7 @@ fn start() -> Vec<&'static Slot> {
 /// A helper's life: run posted jobs; after [`SPIN`] without one, sleep until woken.
 fn serve(slot: &'static Slot) {
     slot.placement.register();
+    slot.placement.settle();
     let mut last = Instant::now();
     loop {
         match slot.state.load(Ordering::Acquire) {

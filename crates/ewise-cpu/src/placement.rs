@@ -12,6 +12,12 @@
 //! its own ([`Placement::steer`]), and the helper, once running, gives itself back the set
 //! it had ([`Placement::settle`]): nothing stays pinned, and the system may place the
 //! helper anywhere again later. Elsewhere than Linux both do nothing.
+//!
+//! A new thread is queued on its creator's CPU in the same way: helpers started by a
+//! caller's first medium call waited there for the next scheduler tick (3-4 ms), long
+//! after the calls of that burst were done, and then spun on the caller's CPU for
+//! [`crate::helper::SPIN`] before parking. So the caller steers each helper it starts
+//! ([`Placement::steer_started`]) as it steers one it wakes.
 
 /// One helper thread's placement: which thread it is, and the CPUs to give back to it
 /// after a steered wake-up.
@@ -39,6 +45,14 @@ impl Placement {
         self.imp.steer()
     }
 
+    /// Called by the thread that has just started the helper `thread` (before or after the
+    /// helper registered): as [`Placement::steer`], for a thread known by its handle. If
+    /// the helper settled before this, it stays steered until it next settles (after its
+    /// first wake-up): it may then run on any CPU it was allowed but its creator's.
+    pub(crate) fn steer_started<T>(&self, thread: &std::thread::JoinHandle<T>) -> Option<usize> {
+        self.imp.steer_started(thread)
+    }
+
     /// Called by the helper once awake: its allowed CPUs are again those it had before it
     /// was steered.
     pub(crate) fn settle(&self) {
@@ -50,8 +64,10 @@ impl Placement {
 #[allow(unsafe_code)]
 mod imp {
     use std::mem::{size_of, zeroed};
+    use std::os::unix::thread::JoinHandleExt;
     use std::sync::atomic::{AtomicI32, Ordering};
     use std::sync::Mutex;
+    use std::thread::JoinHandle;
 
     pub(super) struct State {
         /// The helper's thread id; 0 before it registers.
@@ -97,20 +113,50 @@ mod imp {
 
         pub(super) fn steer(&self) -> Option<usize> {
             let tid = self.tid.load(Ordering::Relaxed);
-            let cpu = current_cpu().filter(|&c| tid != 0 && c < libc::CPU_SETSIZE as usize)?;
+            if tid == 0 {
+                return None;
+            }
+            self.narrow(|| allowed(tid), |set| allow(tid, set))
+        }
+
+        pub(super) fn steer_started<T>(&self, thread: &JoinHandle<T>) -> Option<usize> {
+            let handle = thread.as_pthread_t();
+            self.narrow(
+                || {
+                    // SAFETY: `handle` names a thread that has not been joined (its
+                    // JoinHandle is borrowed); the set is plain bits of SIZE bytes.
+                    unsafe {
+                        let mut set: libc::cpu_set_t = zeroed();
+                        (libc::pthread_getaffinity_np(handle, SIZE, &mut set) == 0).then_some(set)
+                    }
+                },
+                // SAFETY: as above; `set` is a live cpu_set_t of SIZE bytes.
+                |set| unsafe { libc::pthread_setaffinity_np(handle, SIZE, set) == 0 },
+            )
+        }
+
+        /// Narrows a thread's allowed CPUs (read by `get`, written by `set`) to exclude
+        /// the calling thread's CPU, unless it is steered already or would have none left;
+        /// records the set it had.
+        fn narrow(
+            &self,
+            get: impl FnOnce() -> Option<libc::cpu_set_t>,
+            set: impl FnOnce(&libc::cpu_set_t) -> bool,
+        ) -> Option<usize> {
+            let cpu = current_cpu().filter(|&c| c < libc::CPU_SETSIZE as usize)?;
             let mut before = self.before.lock().unwrap_or_else(|e| e.into_inner());
             if before.is_some() {
                 return None;
             }
-            let set = allowed(tid)?;
-            let mut others = set;
+            let had = get()?;
+            let mut others = had;
             // SAFETY: `cpu` is below CPU_SETSIZE (checked above).
             let excluded = unsafe {
                 libc::CPU_CLR(cpu, &mut others);
-                libc::CPU_COUNT(&others) > 0 && libc::CPU_COUNT(&others) < libc::CPU_COUNT(&set)
+                libc::CPU_COUNT(&others) > 0 && libc::CPU_COUNT(&others) < libc::CPU_COUNT(&had)
             };
-            if excluded && allow(tid, &others) {
-                *before = Some(set);
+            if excluded && set(&others) {
+                *before = Some(had);
                 return Some(cpu);
             }
             None
@@ -135,6 +181,9 @@ mod imp {
         }
         pub(super) fn register(&self) {}
         pub(super) fn steer(&self) -> Option<usize> {
+            None
+        }
+        pub(super) fn steer_started<T>(&self, _: &std::thread::JoinHandle<T>) -> Option<usize> {
             None
         }
         pub(super) fn settle(&self) {}
@@ -186,6 +235,59 @@ mod tests {
             assert_ne!(ran_on, Some(avoided), "woke on the waker's CPU");
         } else {
             assert_eq!(avoided, None);
+        }
+    }
+
+    /// A thread steered by its creator runs off the creator's CPU and settles back; one
+    /// that settled before its creator steered it stays off that CPU until it settles
+    /// again.
+    #[test]
+    fn a_started_thread_runs_off_its_creators_cpu_and_settles_back() {
+        static PLACEMENT: Placement = Placement::new();
+        let before = bits(&imp::allowed(0).unwrap());
+        let (steered_tx, steered) = mpsc::channel();
+        let (report, reports) = mpsc::channel();
+        let thread = thread::spawn(move || {
+            PLACEMENT.register();
+            steered.recv().unwrap();
+            let ran_on = imp::current_cpu();
+            PLACEMENT.settle();
+            report
+                .send((ran_on, bits(&imp::allowed(0).unwrap())))
+                .unwrap();
+            // Settled already when its creator steers it a second time.
+            steered.recv().unwrap();
+            report
+                .send((None, bits(&imp::allowed(0).unwrap())))
+                .unwrap();
+            PLACEMENT.settle();
+            report
+                .send((None, bits(&imp::allowed(0).unwrap())))
+                .unwrap();
+        });
+        let avoided = PLACEMENT.steer_started(&thread);
+        assert_eq!(PLACEMENT.steer_started(&thread), None, "steered twice");
+        steered_tx.send(()).unwrap();
+        let (ran_on, after) = reports.recv().unwrap();
+        assert_eq!(after, before, "the allowed CPUs were not given back");
+        let again = PLACEMENT.steer_started(&thread);
+        steered_tx.send(()).unwrap();
+        let (_, narrowed) = reports.recv().unwrap();
+        let (_, settled) = reports.recv().unwrap();
+        thread.join().unwrap();
+        assert_eq!(settled, before, "the allowed CPUs were not given back");
+        if before.len() >= 2 {
+            let avoided = avoided.expect("not steered, with two CPUs allowed");
+            assert_ne!(ran_on, Some(avoided), "started on its creator's CPU");
+            let again = again.expect("not steered after settling");
+            assert!(
+                !narrowed.contains(&again),
+                "{narrowed:?} still holds CPU {again}"
+            );
+            assert_eq!(narrowed.len(), before.len() - 1);
+        } else {
+            assert_eq!((avoided, again), (None, None));
+            assert_eq!(narrowed, before);
         }
     }
 }
