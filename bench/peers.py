@@ -81,6 +81,11 @@ PATTERN_CHUNK = 7 << 16
 # Timed calls of one cell take at most about this long (a transposed 256 Mi row of a
 # slow peer takes seconds a call): fewer repeats there, never fewer than 3.
 CELL_SECONDS = 3.0
+# Every column's cell starts after this pause, so that it finds the CPUs free of the
+# threads that the column before left spinning: PyTorch's OpenMP workers spin for a few
+# milliseconds after each call (ewise's helpers for 1 ms), and a cell whose calls take
+# 0.3 ms in all ran at one thread's speed beside them.
+SETTLE_SECONDS = 0.02
 # Assumed last-level cache when the host says nothing about its caches (as `ewise bench --cold`).
 FALLBACK_LLC = 16 << 20
 
@@ -263,7 +268,8 @@ def median_seconds(calls, repeat):
     """The median time of one call: the calls are made in turn, call by call, each timed
     alone (one call in warm mode: the same input and output every time); fewer than
     `repeat` (at least 3) where one call is slow enough that they would take more than
-    CELL_SECONDS."""
+    CELL_SECONDS. The first call comes SETTLE_SECONDS after this is called."""
+    time.sleep(SETTLE_SECONDS)
     for fn in calls:  # first-call costs, and the output pages touched once
         start = time.perf_counter()
         fn()
