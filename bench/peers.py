@@ -15,6 +15,13 @@ through its `.T` view into a C-contiguous output: `np.sign(a.T, out=o)`,
 `torch.sign(t.T, out=o)`, `ewise.sign(a.T, out=o)` (ONNX Runtime takes no strided input:
 "-").
 
+The Python columns of a row take turns in 3 rounds (where all their buffers fit in memory
+at once; else one column after another), each timing a third of its --repeat calls per
+round, each call alone, and the median of all is kept: a slow spell of the host falls on
+every column alike. Each column's turn starts 20 ms after the one before (threads that a
+peer left spinning have gone to sleep by then) and makes its calls for 2 ms before it
+times them (threads asleep have woken by then).
+
 --cold: every column timed from Python cycles, call by call, through enough distinct
 input/output pairs that together exceed twice the last-level cache, so that no call
 finds its data in the cache; `ewise bench --cold` does the same for its column and for
@@ -86,6 +93,13 @@ CELL_SECONDS = 3.0
 # milliseconds after each call (ewise's helpers for 1 ms), and a cell whose calls take
 # 0.3 ms in all ran at one thread's speed beside them.
 SETTLE_SECONDS = 0.02
+# Then its calls are made for this long, at least once each, before the timed ones: the
+# columns that run on several threads (PyTorch, ONNX Runtime, ewise) find their threads
+# asleep after the pause, and waking them takes tens of microseconds, as long as
+# several calls of a 64 Ki cell.
+WARMUP_SECONDS = 0.002
+# Rounds of a row: its columns take turns, each making a share of its timed calls.
+ROUNDS = 3
 # Assumed last-level cache when the host says nothing about its caches (as `ewise bench --cold`).
 FALLBACK_LLC = 16 << 20
 
@@ -264,25 +278,64 @@ class Pairs:
         return self(moved) * moved + moved
 
 
-def median_seconds(calls, repeat):
-    """The median time of one call: the calls are made in turn, call by call, each timed
-    alone (one call in warm mode: the same input and output every time); fewer than
-    `repeat` (at least 3) where one call is slow enough that they would take more than
-    CELL_SECONDS. The first call comes SETTLE_SECONDS after this is called."""
-    time.sleep(SETTLE_SECONDS)
-    for fn in calls:  # first-call costs, and the output pages touched once
-        start = time.perf_counter()
-        fn()
-        once = time.perf_counter() - start
-    repeat = max(3, min(repeat, int(CELL_SECONDS / max(once, 1e-9))))
-    times = []
-    for r in range(repeat):
-        fn = calls[r % len(calls)]
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2]
+class Column:
+    """One peer's calls in one row, timed in rounds by `interleaved_medians`."""
+
+    def __init__(self, calls):
+        self.calls = calls
+        self.times = []
+        self.per_round = None  # set by the first round, from the first call's time
+        self.next = 0
+
+    def call_round(self, repeat, rounds):
+        """One round: SETTLE_SECONDS of sleep, WARMUP_SECONDS of untimed calls (in the
+        first round, each call at least once: first-call costs, and the output pages
+        touched), then this round's share of the timed calls, each timed alone."""
+        time.sleep(SETTLE_SECONDS)
+        warm_until = time.perf_counter() + WARMUP_SECONDS
+        if self.per_round is None:
+            for fn in self.calls:
+                start = time.perf_counter()
+                fn()
+                once = time.perf_counter() - start
+            count = max(3, min(repeat, int(CELL_SECONDS / max(once, 1e-9))))
+            self.per_round = -(-count // rounds)
+        k = 0
+        while time.perf_counter() < warm_until:
+            self.calls[k % len(self.calls)]()
+            k += 1
+        for _ in range(self.per_round):
+            fn = self.calls[self.next % len(self.calls)]
+            self.next += 1
+            start = time.perf_counter()
+            fn()
+            self.times.append(time.perf_counter() - start)
+
+    def median(self):
+        times = sorted(self.times)
+        return times[len(times) // 2]
+
+
+def interleaved_medians(columns, repeat):
+    """The median time of one call for each of `columns` (name: Column): ROUNDS rounds,
+    each column's share of `repeat` timed calls per round (fewer, at least 3 in all,
+    where one call is slow enough that they would take more than CELL_SECONDS), the
+    columns taking turns, in an order that rotates round by round. So a host whose speed
+    changes from one moment to the next (this 2-CPU VM's did, by up to 2x, for numpy and
+    ewise alike, every few hundred ms) slows every column alike, where timing one column
+    after another put a slow spell into one column of a row. A column whose call raises
+    gets the exception instead, and leaves the rounds."""
+    names = list(columns)
+    result = {}
+    for r in range(ROUNDS):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            if name in result:
+                continue
+            try:
+                columns[name].call_round(repeat, ROUNDS)
+            except Exception as e:  # a dtype or kernel the peer lacks (torch: sign of uint64)
+                result[name] = e
+    return {name: result[name] if name in result else columns[name].median() for name in names}
 
 
 def numpy_dtype(np, dtype):
@@ -718,36 +771,48 @@ def main():
             cells = ["mem" if (cli_dtype, n) in cli_skipped else "-"]
         dtype = DTYPES.get(cli_dtype)
         moved = moved_bytes(op, cli_dtype, n)
-        for name, make in peers.items():
-            if dtype is None:
-                cells.append("-")
-                continue
-            ok, budget = fits(pairs.memory(moved))
-            if not ok:
-                cells.append("mem")
-                py_notes.append(
-                    f"{name}: {op} {cli_dtype.lower()} x {n} ({layout}): skipped, its buffers "
-                    f"({human_bytes(pairs.memory(moved))}) would not fit in {MEMORY_SHARE:.0%} of "
-                    f"MemAvailable ({human_bytes(budget)})"
-                )
-                continue
-            case = calls = None
-            try:
-                case = make(op, dtype, n, layout, pairs)
-                if case is None:
-                    cells.append("-")
+        need = pairs.memory(moved)
+        together, _ = fits(need * len(peers))
+        # The columns of a row are timed together where all their buffers fit at once,
+        # else one after another.
+        groups = [list(peers)] if together else [[name] for name in peers]
+        results = {}
+        for group in groups:
+            columns, moved_by = {}, {}
+            for name in group:
+                if dtype is None:
+                    results[name] = "-"
                     continue
-                calls, moved_peer = case
+                ok, budget = fits(need)
+                if not together and not ok:
+                    results[name] = "mem"
+                    py_notes.append(
+                        f"{name}: {op} {cli_dtype.lower()} x {n} ({layout}): skipped, its buffers "
+                        f"({human_bytes(need)}) would not fit in {MEMORY_SHARE:.0%} of "
+                        f"MemAvailable ({human_bytes(budget)})"
+                    )
+                    continue
+                try:
+                    case = peers[name](op, dtype, n, layout, pairs)
+                except Exception as e:  # a dtype the peer lacks
+                    print(f"{name}: {op} {dtype} {layout}: {type(e).__name__}: {e}", file=sys.stderr)
+                    results[name] = "-"
+                    continue
+                if case is None:
+                    results[name] = "-"
+                    continue
+                columns[name] = Column(case[0])
+                moved_by[name] = case[1]
                 case = None
-                seconds = median_seconds(calls, args.repeat)
-            except Exception as e:  # a dtype or kernel the peer lacks (torch: sign of uint64)
-                print(f"{name}: {op} {dtype} {layout}: {type(e).__name__}: {e}", file=sys.stderr)
-                cells.append("-")
-                continue
-            finally:
-                case = calls = None  # the buffers go before the next column makes its own
-            gbps = moved_peer / seconds / 1e9
-            cells.append(f"{gbps:6.1f} ({gbps / copy:.2f})" if copy else f"{gbps:6.1f}")
+            for name, seconds in interleaved_medians(columns, args.repeat).items():
+                if isinstance(seconds, Exception):  # a kernel the peer lacks (torch: sign of uint64)
+                    print(f"{name}: {op} {dtype} {layout}: {type(seconds).__name__}: {seconds}", file=sys.stderr)
+                    results[name] = "-"
+                    continue
+                gbps = moved_by[name] / seconds / 1e9
+                results[name] = f"{gbps:6.1f} ({gbps / copy:.2f})" if copy else f"{gbps:6.1f}"
+            columns = None  # the buffers go before the next group makes its own
+        cells += [results[name] for name in peers]
         copy_cell = f"{copy:>9.1f}" if copy else f"{'-':>9}"
         print(
             f"{op:<12} {cli_dtype:<8} {n:>9} {layout:<10} {copy_cell} "
