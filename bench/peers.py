@@ -15,12 +15,12 @@ through its `.T` view into a C-contiguous output: `np.sign(a.T, out=o)`,
 `torch.sign(t.T, out=o)`, `ewise.sign(a.T, out=o)` (ONNX Runtime takes no strided input:
 "-").
 
-The Python columns of a row take turns in 3 rounds (where all their buffers fit in memory
-at once; else one column after another), each timing a third of its --repeat calls per
-round, each call alone, and the median of all is kept: a slow spell of the host falls on
-every column alike. Each column's turn starts 20 ms after the one before (threads that a
-peer left spinning have gone to sleep by then) and makes its calls for 2 ms before it
-times them (threads asleep have woken by then).
+The Python columns of a row take turns in 7 rounds (where all their buffers fit in memory
+at once; else one column after another), each timing a seventh of its --repeat calls
+per round, each call alone, and the median of all is kept: a slow spell of the host
+falls on every column alike. Each column's turn starts 10 ms after the one before
+(threads that a peer left spinning have gone to sleep by then) and makes its calls for
+2 ms before it times them (threads asleep have woken by then).
 
 --cold: every column timed from Python cycles, call by call, through enough distinct
 input/output pairs that together exceed twice the last-level cache, so that no call
@@ -91,15 +91,18 @@ CELL_SECONDS = 3.0
 # Every column's cell starts after this pause, so that it finds the CPUs free of the
 # threads that the column before left spinning: PyTorch's OpenMP workers spin for a few
 # milliseconds after each call (ewise's helpers for 1 ms), and a cell whose calls take
-# 0.3 ms in all ran at one thread's speed beside them.
-SETTLE_SECONDS = 0.02
+# 0.3 ms in all ran at one thread's speed beside them (not after a 5 ms pause).
+SETTLE_SECONDS = 0.01
 # Then its calls are made for this long, at least once each, before the timed ones: the
 # columns that run on several threads (PyTorch, ONNX Runtime, ewise) find their threads
 # asleep after the pause, and waking them takes tens of microseconds, as long as
 # several calls of a 64 Ki cell.
 WARMUP_SECONDS = 0.002
-# Rounds of a row: its columns take turns, each making a share of its timed calls.
-ROUNDS = 3
+# Rounds of a row: its columns take turns, each making a share of its timed calls. On the
+# 2-CPU VM about one round in five ran at 0.55-0.7 of the others' speed, for numpy and
+# ewise alike (SIGN int64 4 Ki: 33-43 GB/s against 61); with 3 rounds of 7 calls, two
+# slow rounds decided a column's median in about one cell in ten.
+ROUNDS = 7
 # Assumed last-level cache when the host says nothing about its caches (as `ewise bench --cold`).
 FALLBACK_LLC = 16 << 20
 
