@@ -15,12 +15,13 @@ through its `.T` view into a C-contiguous output: `np.sign(a.T, out=o)`,
 `torch.sign(t.T, out=o)`, `ewise.sign(a.T, out=o)` (ONNX Runtime takes no strided input:
 "-").
 
-The Python columns of a row take turns in 7 rounds (where all their buffers fit in memory
-at once; else one column after another), each timing a seventh of its --repeat calls
-per round, each call alone, and the median of all is kept: a slow spell of the host
-falls on every column alike. Each column's turn starts 10 ms after the one before
-(threads that a peer left spinning have gone to sleep by then) and makes its calls for
-2 ms before it times them (threads asleep have woken by then).
+The Python columns of a row take turns in 15 rounds (where all their buffers fit in
+memory at once; else one column after another), each timing a fifteenth of its --repeat
+calls per round (at least one), each call alone, and the median of all is kept: a slow
+spell of the host falls on every column alike. Each column's turn starts 10 ms after the
+one before (threads that a peer left spinning have gone to sleep by then) and makes its
+calls for 2 ms before it times them, in the same loop (threads asleep have woken by then,
+and the calls timed are the loop's steady state).
 
 --cold: every column timed from Python cycles, call by call, through enough distinct
 input/output pairs that together exceed twice the last-level cache, so that no call
@@ -41,7 +42,7 @@ columns interleaved round by round so that a loaded machine slows them alike. Ne
 neither the CLI nor a release build of it; about ten seconds.
 
     python3 bench/peers.py [--sizes 4Ki 64Ki 256Ki 1Mi 4Mi 16Mi 64Mi 256Mi (the default)]
-        [--ops sign is-infinity] [--layouts contiguous transposed] [--cold] [--repeat 21]
+        [--ops sign is-infinity] [--layouts contiguous transposed] [--cold] [--repeat 45]
         (a cell whose calls would take more than 3 s gets fewer repeats, at least 3)
     python3 bench/peers.py --call-floor [--floor-calls 20000] [--floor-rounds 5]
 """
@@ -100,9 +101,11 @@ SETTLE_SECONDS = 0.01
 WARMUP_SECONDS = 0.002
 # Rounds of a row: its columns take turns, each making a share of its timed calls. On the
 # 2-CPU VM about one round in five ran at 0.55-0.7 of the others' speed, for numpy and
-# ewise alike (SIGN int64 4 Ki: 33-43 GB/s against 61); with 3 rounds of 7 calls, two
-# slow rounds decided a column's median in about one cell in ten.
-ROUNDS = 7
+# ewise alike (SIGN int64 4 Ki: 33-43 GB/s against 61), and the speed also moved between
+# levels 1.5x apart every hundred milliseconds or so: with 7 rounds, a row repeated 25
+# times had its ratio of ewise to numpy spread over 0.78-1.42 (SIGN int64 4 Ki), with 15
+# rounds over 1.16-1.50 (the same cells' ratio in a tight loop: 1.25).
+ROUNDS = 15
 # Assumed last-level cache when the host says nothing about its caches (as `ewise bench --cold`).
 FALLBACK_LLC = 16 << 20
 
@@ -287,32 +290,43 @@ class Column:
     def __init__(self, calls):
         self.calls = calls
         self.times = []
-        self.per_round = None  # set by the first round, from the first call's time
+        self.count = None  # timed calls in all, set by the first round from the first call's time
+        self.per_round = None
         self.next = 0
 
+    def done(self):
+        return self.count is not None and len(self.times) >= self.count
+
     def call_round(self, repeat, rounds):
-        """One round: SETTLE_SECONDS of sleep, WARMUP_SECONDS of untimed calls (in the
+        """One round: SETTLE_SECONDS of sleep, then calls for WARMUP_SECONDS (in the
         first round, each call at least once: first-call costs, and the output pages
-        touched), then this round's share of the timed calls, each timed alone."""
+        touched), then this round's share of the timed calls. The calls before and
+        after the warm-up are made and timed by the same loop, only the later ones kept:
+        on this VM the first call timed by a loop of its own, after the warm-up loop,
+        took 1.5-2x the steady time, and the next two or three 1.1-1.3x, for every
+        column (SIGN int64 4 Ki: 2.6, 1.6, 1.5 then 1.4 us)."""
         time.sleep(SETTLE_SECONDS)
         warm_until = time.perf_counter() + WARMUP_SECONDS
-        if self.per_round is None:
+        if self.count is None:
             for fn in self.calls:
                 start = time.perf_counter()
                 fn()
                 once = time.perf_counter() - start
-            count = max(3, min(repeat, int(CELL_SECONDS / max(once, 1e-9))))
-            self.per_round = -(-count // rounds)
-        k = 0
-        while time.perf_counter() < warm_until:
-            self.calls[k % len(self.calls)]()
+            self.count = max(3, min(repeat, int(CELL_SECONDS / max(once, 1e-9))))
+            self.per_round = -(-self.count // rounds)
+        calls, k = self.calls, self.next
+        want = min(self.per_round, self.count - len(self.times))
+        timed = 0
+        while timed < want:
+            fn = calls[k % len(calls)]
             k += 1
-        for _ in range(self.per_round):
-            fn = self.calls[self.next % len(self.calls)]
-            self.next += 1
             start = time.perf_counter()
             fn()
-            self.times.append(time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+            if start >= warm_until:
+                self.times.append(seconds)
+                timed += 1
+        self.next = k
 
     def median(self):
         times = sorted(self.times)
@@ -322,17 +336,18 @@ class Column:
 def interleaved_medians(columns, repeat):
     """The median time of one call for each of `columns` (name: Column): ROUNDS rounds,
     each column's share of `repeat` timed calls per round (fewer, at least 3 in all,
-    where one call is slow enough that they would take more than CELL_SECONDS), the
-    columns taking turns, in an order that rotates round by round. So a host whose speed
-    changes from one moment to the next (this 2-CPU VM's did, by up to 2x, for numpy and
-    ewise alike, every few hundred ms) slows every column alike, where timing one column
-    after another put a slow spell into one column of a row. A column whose call raises
-    gets the exception instead, and leaves the rounds."""
+    where one call is slow enough that they would take more than CELL_SECONDS: such a
+    column leaves the rounds when its calls are done), the columns taking turns, in an
+    order that rotates round by round. So a host whose speed changes from one moment to
+    the next (this 2-CPU VM's did, by up to 2x, for numpy and ewise alike, every few
+    hundred ms) slows every column alike, where timing one column after another put a
+    slow spell into one column of a row. A column whose call raises gets the exception
+    instead, and leaves the rounds."""
     names = list(columns)
     result = {}
     for r in range(ROUNDS):
         for name in names[r % len(names):] + names[: r % len(names)]:
-            if name in result:
+            if name in result or columns[name].done():
                 continue
             try:
                 columns[name].call_round(repeat, ROUNDS)
@@ -648,7 +663,7 @@ def main():
     )
     parser.add_argument("--ops", nargs="+", default=["sign", "is-infinity"], choices=["sign", "is-infinity"])
     parser.add_argument("--layouts", nargs="+", default=LAYOUTS, choices=LAYOUTS)
-    parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument("--repeat", type=int, default=45)
     parser.add_argument(
         "--cold", action="store_true",
         help="cycle every column (and ewise bench's copies) through inputs and outputs of more than 2x the last-level cache",
