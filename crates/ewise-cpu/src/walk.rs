@@ -213,14 +213,16 @@ const TILE_PIECE_ROWS: usize = 32;
 
 /// A transposed pair of dimensions: `across` is contiguous in the input, `inner` in the
 /// output. The walk goes in bands of output rows, and each band in tiles: a tile maps
-/// contiguous input runs along `across` into a buffer (one kernel call per run) and
-/// writes the buffer's transpose into whole lines of the output rows, a piece of rows at
-/// a time. Between pieces, a share of the next tile's input lines is prefetched into
-/// L2, so that reading the next tile overlaps writing this one. Where a tile's runs
-/// follow one another in the input (the tile spans whole input rows, packed), one kernel
-/// call maps them all, and nothing is prefetched for such a tile: its input is one
-/// sequential block, which the hardware prefetcher follows (a 64 x 64 float64 transpose
-/// from Python took 2.8 us with a kernel call and prefetches per run, 1.9 us without).
+/// contiguous input runs along `across` into a buffer and writes the buffer's transpose
+/// into whole lines of the output rows, a piece of rows at a time.
+///
+/// A tile whose runs lie apart in the input is mapped by one kernel call per run, and
+/// between pieces a share of its input lines is prefetched into L2 while the tile before
+/// it is written, so that reading it overlaps that writing. A tile whose runs follow one
+/// another (it spans whole input rows, packed) is mapped by one kernel call, and nothing
+/// is prefetched for it: its input is one sequential block, which the hardware
+/// prefetcher follows (a 64 x 64 float64 transpose from Python took 2.8 us with a kernel
+/// call and prefetches per run, 1.9 us without).
 ///
 /// The buffer is the smallest of 2 KiB, 8 KiB and [`TILE_BYTES`] that holds one tile: it
 /// is zeroed on every call, and zeroing 32 KiB took about 400 ns, a third of a Python
@@ -307,15 +309,16 @@ fn run_tiles_in<const WORDS: usize>(
         let at = in_base + r0 * is + c * in_pitch;
         &src[at..at + len * is]
     };
+    // Whether a tile of `tr` rows has its runs one after another in the input.
+    let packed = |tr: usize| in_pitch == tr * is;
     let mut tile = Some((0, 0, 0));
     while let Some(here) = tile {
         let (_, r0, c0) = here;
         tile = next(here);
         let (tr, tc) = size(here);
         let run_out = tr * os;
-        if in_pitch == tr * is {
-            let at = in_base + r0 * is + c0 * in_pitch;
-            (kernel.map)(&src[at..at + tc * tr * is], &mut tmp[..tc * run_out]);
+        if packed(tr) {
+            (kernel.map)(run(r0, c0, tc * tr), &mut tmp[..tc * run_out]);
         } else {
             for c in 0..tc {
                 (kernel.map)(
@@ -326,7 +329,7 @@ fn run_tiles_in<const WORDS: usize>(
         }
         let ahead = tile
             .map(|t| (t, size(t)))
-            .filter(|&(_, (ntr, _))| in_pitch != ntr * is);
+            .filter(|&(_, (ntr, _))| !packed(ntr));
         let run_lines = ahead.map_or(0, |(_, (ntr, _))| (ntr * is).div_ceil(64));
         let lines = ahead.map_or(0, |(_, (_, ntc))| ntc * run_lines);
         let pieces = tr.div_ceil(TILE_PIECE_ROWS);
