@@ -4,9 +4,13 @@
 //!
 //! ```sh
 //! cargo run --release -p ewise-cpu --example repeat -- [sign|is-infinity] [DTYPE] \
-//!     [contiguous|transposed] [ELEMENTS] [THREADS] [CALLS] [zero|propagate]
+//!     [contiguous|transposed] [ELEMENTS] [THREADS] [CALLS] [zero|propagate] [PAUSE_US]
 //! cargo run --release -p ewise-cpu --example repeat -- sign float32 transposed 16777216 2 8
 //! ```
+//!
+//! With `PAUSE_US` (default 0), the process sleeps that many microseconds before each
+//! call, which is timed without the sleep: sporadic calls, each finding the helper threads
+//! asleep once the pause is longer than they spin after a call (1 ms).
 //!
 //! Transposed inputs are the transpose of a square (or nearly square) 2-D array, as in
 //! `ewise bench`, and hold the same kind of pseudo-random bytes. GB/s counts bytes read
@@ -51,6 +55,7 @@ fn run() -> Result<(), String> {
         "propagate" => NanPolicy::Propagate,
         other => return Err(format!("NaN policy {other}: zero or propagate")),
     };
+    let pause = std::time::Duration::from_micros(number(7, "0")?.into());
 
     let (rows, cols) = near_square(elements);
     let (input, sizes) = if transposed {
@@ -86,6 +91,9 @@ fn run() -> Result<(), String> {
     let moved = f64::from(elements)
         * (element_bytes(desc.input().data_type) + element_bytes(desc.output().data_type));
     for _ in 0..calls {
+        if !pause.is_zero() {
+            std::thread::sleep(pause);
+        }
         let start = Instant::now();
         compiled
             .execute_slices(&src, &mut dst)
