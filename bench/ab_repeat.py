@@ -35,6 +35,8 @@ import statistics
 import subprocess
 import sys
 
+from peers import parse_size
+
 CASES_16 = [
     ("sign", "float32"),
     ("sign", "int8"),
@@ -55,17 +57,6 @@ CASES_LARGE = [
 ]
 LARGE = 1 << 28
 LINE = re.compile(r"^\s*([0-9.]+) ms\s+([0-9.]+) GB/s\s*$")
-
-
-def elements(text):
-    """An element count with an optional Ki or Mi suffix."""
-    m = re.fullmatch(r"([0-9]+)(Ki|Mi)?", text)
-    if not m:
-        raise argparse.ArgumentTypeError(f"{text!r}: a count such as 4096, 64Ki or 16Mi")
-    n = int(m.group(1)) * {None: 1, "Ki": 1 << 10, "Mi": 1 << 20}[m.group(2)]
-    if not 1 <= n < 1 << 32:
-        raise argparse.ArgumentTypeError(f"{text!r}: from 1 to 2^32 - 1 elements")
-    return n
 
 
 def cases(sizes):
@@ -105,7 +96,7 @@ def main():
     )
     ap.add_argument("--base", required=True, help="the base build's repeat binary")
     ap.add_argument("--head", required=True, help="the build under test's repeat binary")
-    ap.add_argument("--sizes", nargs="+", type=elements, default=[16 << 20, 256 << 20])
+    ap.add_argument("--sizes", nargs="+", type=parse_size, default=[16 << 20, 256 << 20])
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                     help="threads per call (default: the CPUs this process may use)")
     ap.add_argument("--runs", type=int, default=5, help="runs per build and case")
