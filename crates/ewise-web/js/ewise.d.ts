@@ -13,7 +13,9 @@ export type InitSource =
 /**
  * Loads and instantiates the WebAssembly module; every other function needs it done.
  * With no argument it finds `ewise_web_bg.wasm` beside the entry module (`fetch` in a
- * browser, the file system in Node). Calling it again returns the same promise.
+ * browser, the file system in Node). In Node a `file:` URL or a path string is read from
+ * the file system too; other URLs are fetched. Every failure is a `LoadError` with the
+ * reason as `cause`. Calling it again returns the same promise.
  */
 export function init(source?: InitSource): Promise<void>;
 
@@ -94,7 +96,9 @@ export class EwiseError extends Error {
  * `kind` is its variant ("UnsupportedDataType", "SliceLength", "Hazard", ...). */
 export class ValidationError extends EwiseError {}
 /** An argument of the wrong type or value, or an unknown option: `kind` names the
- * argument ("x", "options.nan", ...). */
+ * argument ("x", "options.nan", ...). What inspecting an argument threw (a revoked
+ * Proxy, a getter that throws) is one too, with that as `cause` (`kind` "arguments"
+ * where no single argument is to blame). */
 export class ArgumentError extends EwiseError {}
 /** The GPU could not be had or failed; `kind` is "NoAdapter", "DeviceRequest", "Wgpu",
  * ... */
@@ -103,6 +107,9 @@ export class GpuError extends EwiseError {}
 export class WebGpuUnavailableError extends GpuError {}
 /** WebAssembly memory for a copy could not be allocated. */
 export class OutOfMemoryError extends EwiseError {}
+/** `init` could not load the WebAssembly module (`kind` "Load", or "Compile" for bytes
+ * that are no module of this build); `cause` says why. */
+export class LoadError extends EwiseError {}
 
 // ------------------------------------------------------------ DirectML-style API
 

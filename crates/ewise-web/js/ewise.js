@@ -20,7 +20,9 @@ export class EwiseError extends Error {
 export class ValidationError extends EwiseError {}
 
 /** An argument of the wrong type, an unknown option or option value: `kind` names the
- * argument (`x`, `options.nan`, ...). */
+ * argument (`x`, `options.nan`, ...). What inspecting an argument threw (a revoked
+ * Proxy, a getter that throws) is one too, with that as `cause` (`kind` "arguments"
+ * where no single argument is to blame). */
 export class ArgumentError extends EwiseError {}
 
 /** The GPU could not be had or failed: `kind` is the Rust variant (`NoAdapter`,
@@ -33,6 +35,10 @@ export class WebGpuUnavailableError extends GpuError {}
 /** WebAssembly memory for a copy could not be allocated. */
 export class OutOfMemoryError extends EwiseError {}
 
+/** `init` could not load the WebAssembly module: reading, fetching or compiling it
+ * failed (`cause` says why); `kind` is "Load" or "Compile". */
+export class LoadError extends EwiseError {}
+
 for (const [cls, name] of [
   [EwiseError, "EwiseError"],
   [ValidationError, "ValidationError"],
@@ -40,6 +46,7 @@ for (const [cls, name] of [
   [GpuError, "GpuError"],
   [WebGpuUnavailableError, "WebGpuUnavailableError"],
   [OutOfMemoryError, "OutOfMemoryError"],
+  [LoadError, "LoadError"],
 ]) {
   Object.defineProperty(cls.prototype, "name", { value: name, configurable: true, writable: true });
 }
@@ -82,6 +89,63 @@ function argumentError(argument, message) {
   return new ArgumentError(message, argument);
 }
 
+/** The most characters of a caller's string that a message quotes. */
+const CLIP = 64;
+
+/** `text` as a message quotes it: its first 64 characters, then "…(N chars)" when it
+ * is longer. The Rust module's `error::clip` cuts the same way. */
+function clip(text) {
+  return text.length > CLIP ? `${text.slice(0, CLIP)}…(${text.length} chars)` : text;
+}
+
+/** A thrown value as a message shows it ("TypeError: ..."), never throwing itself. */
+function shown(e) {
+  try {
+    if (e instanceof Error) return `${clip(String(e.name))}: ${clip(String(e.message))}`;
+    return typeof e === "string" ? clip(e) : describe(e);
+  } catch {
+    return "a value that cannot be shown";
+  }
+}
+
+/** `e`, thrown while `what` inspected `argument` by `doing`, as an ArgumentError whose
+ * `cause` is `e`. */
+function inspectionError(argument, what, doing, e) {
+  return new ArgumentError(`${what}: ${doing} threw ${shown(e)}`, argument, { cause: e });
+}
+
+/** What an entry point throws for `e`: ewise's own errors (and the module's, converted)
+ * as they are; anything else (a revoked Proxy, a getter that throws, a detached
+ * buffer met where no check expected it) an ArgumentError of kind "arguments" whose
+ * `cause` is `e`. */
+function foreign(e, what) {
+  try {
+    const c = converted(e);
+    if (c instanceof EwiseError) return c;
+  } catch {
+    // `e` is hostile itself: reported below.
+  }
+  return inspectionError("arguments", what, "inspecting its arguments", e);
+}
+
+/** `f()` for the entry point `what`, throwing only EwiseErrors (`foreign`). */
+function guard(what, f) {
+  try {
+    return f();
+  } catch (e) {
+    throw foreign(e, what);
+  }
+}
+
+/** `await f()` for the entry point `what`, rejecting only with EwiseErrors. */
+async function guardAsync(what, f) {
+  try {
+    return await f();
+  } catch (e) {
+    throw foreign(e, what);
+  }
+}
+
 // ------------------------------------------------------------------------------ init
 
 let loading = null;
@@ -93,20 +157,49 @@ function isNode() {
 
 const NODE_FS = "node:fs/promises";
 
+/** Under Node, the file `source` names, for `fs.readFile`: the default module beside
+ * this one, a `file:` URL (a URL or a string), or a string that is no URL (a path;
+ * one letter before a colon is a Windows drive); otherwise undefined (fetched). */
+function nodeFile(source) {
+  if (source === undefined) return new URL("./ewise_web_bg.wasm", import.meta.url);
+  if (source instanceof URL) return source.protocol === "file:" ? source : undefined;
+  if (typeof source !== "string") return undefined;
+  if (!/^[a-z][a-z0-9+.-]+:/i.test(source)) return source;
+  return /^file:/i.test(source) ? new URL(source) : undefined;
+}
+
+/** `e`, thrown by `init` while it loaded `source`, as a LoadError. */
+function loadError(e, source) {
+  if (e instanceof EwiseError) return e;
+  const compile = e instanceof WebAssembly.CompileError || e instanceof WebAssembly.LinkError;
+  const from = source === undefined ? "ewise_web_bg.wasm beside ewise.js" : typeof source === "string" || source instanceof URL ? JSON.stringify(clip(String(source))) : describe(source);
+  const failed = compile ? "could not be compiled" : "could not be loaded";
+  return new LoadError(`init: the WebAssembly module from ${from} ${failed}: ${shown(e)}`, compile ? "Compile" : "Load", { cause: e });
+}
+
 async function load(source) {
-  if (source === undefined && isNode()) {
-    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
-    source = await fs.readFile(new URL("./ewise_web_bg.wasm", import.meta.url));
+  let module = source;
+  try {
+    const file = isNode() ? nodeFile(source) : undefined;
+    if (file !== undefined) {
+      const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
+      module = await fs.readFile(file);
+    }
+    await wasmInit(module === undefined ? undefined : { module_or_path: module });
+  } catch (e) {
+    throw loadError(e, source);
   }
-  await wasmInit(source === undefined ? undefined : { module_or_path: source });
   ready = true;
 }
 
 /**
  * Loads and instantiates the WebAssembly module; every other function needs it done.
  * With no argument it finds `ewise_web_bg.wasm` beside this module (`fetch` in a
- * browser, the file system in Node); `source` may instead be a URL, a `Response`, bytes
- * or a compiled `WebAssembly.Module`. Calling it again returns the same promise.
+ * browser, the file system in Node); `source` may instead be a URL (in Node a `file:`
+ * URL or a path string is read from the file system, as the default is; other URLs are
+ * fetched), a `Response`, bytes or a compiled `WebAssembly.Module`. Any failure is a
+ * `LoadError` (kind "Load", or "Compile" for bytes that are no module of this build)
+ * with the reason as `cause`. Calling it again returns the same promise.
  */
 export function init(source) {
   if (loading === null) {
@@ -127,7 +220,52 @@ function needReady(what) {
 
 // ----------------------------------------------------------------------- array types
 
-const TAG = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+/** The engine's own getter `name` of `proto`, or undefined: called on a value, it reads
+ * the internal slot, which no own property, subclass or Proxy can fake. */
+function intrinsic(proto, name) {
+  return Object.getOwnPropertyDescriptor(proto, name)?.get;
+}
+
+const TYPED = Object.getPrototypeOf(Uint8Array.prototype);
+const TAG = intrinsic(TYPED, Symbol.toStringTag);
+const TA_BUFFER = intrinsic(TYPED, "buffer");
+const TA_OFFSET = intrinsic(TYPED, "byteOffset");
+const TA_BYTES = intrinsic(TYPED, "byteLength");
+const TA_LENGTH = intrinsic(TYPED, "length");
+const DV_BUFFER = intrinsic(DataView.prototype, "buffer");
+const DV_OFFSET = intrinsic(DataView.prototype, "byteOffset");
+const DV_BYTES = intrinsic(DataView.prototype, "byteLength");
+const AB_BYTES = intrinsic(ArrayBuffer.prototype, "byteLength");
+const AB_DETACHED = intrinsic(ArrayBuffer.prototype, "detached");
+const SAB_BYTES = typeof SharedArrayBuffer === "function" ? intrinsic(SharedArrayBuffer.prototype, "byteLength") : undefined;
+
+/** `getter.call(v)`, or undefined where `v` lacks the getter's internal slot. */
+function slot(getter, v) {
+  if (getter === undefined) return undefined;
+  try {
+    return getter.call(v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether ArrayBuffer `b` is detached (transferred): its `detached`, or where the
+ * runtime lacks that, a length of 0 that no view can be made over. */
+function isDetached(b) {
+  if (AB_DETACHED !== undefined) return AB_DETACHED.call(b);
+  if (AB_BYTES.call(b) !== 0) return false;
+  try {
+    new Uint8Array(b);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The length in elements of typed array `x`, from its internal slots. */
+function lengthOf(x) {
+  return TA_LENGTH.call(x);
+}
 
 /** DataType numbers (DML_TENSOR_DATA_TYPE, ewise's extensions from 1000). */
 const DT = {
@@ -160,6 +298,14 @@ function tagOf(x) {
 }
 
 function describe(x) {
+  try {
+    return described(x);
+  } catch {
+    return "an object that throws when inspected (a revoked Proxy?)";
+  }
+}
+
+function described(x) {
   if (x === null) return "null";
   if (x === undefined) return "undefined";
   if (Array.isArray(x)) return "an Array (convert it first, e.g. Float32Array.from(x))";
@@ -167,9 +313,10 @@ function describe(x) {
   if (tag) return article(tag);
   if (x instanceof DataView) return "a DataView";
   if (x instanceof ArrayBuffer) return "an ArrayBuffer (wrap it in a typed array of its elements)";
-  if (typeof x === "object") return `an object (${Object.prototype.toString.call(x)})`;
-  if (typeof x === "string") return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + "..." : x)}`;
-  return `${typeof x} ${String(x)}`;
+  if (typeof x === "object") return `an object (${clip(Object.prototype.toString.call(x))})`;
+  if (typeof x === "string") return `the string ${JSON.stringify(clip(x))}`;
+  if (typeof x === "function") return "a function";
+  return `${typeof x} ${clip(String(x))}`;
 }
 
 function article(noun) {
@@ -185,8 +332,8 @@ function quoted(values) {
 }
 
 function showValue(v) {
-  if (typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "string") return JSON.stringify(clip(v));
+  if (typeof v === "bigint") return `${clip(String(v))}n`;
   return describe(v);
 }
 
@@ -197,32 +344,70 @@ function tooLarge(argument, what, n) {
   return argumentError(argument, `${what}: ${argument} holds ${n} bytes, more than the ${MAX_BYTES} one call takes (split it)`);
 }
 
-/** `x`'s bytes, as a view of its memory. */
+function detachedError(argument, what) {
+  return argumentError(argument, `${what}: ${argument}'s memory is detached (transferred) and cannot be read`);
+}
+
+/** The bytes of typed array or DataView `x`, as a view of its memory (a view that is
+ * out of bounds of a shrunk resizable ArrayBuffer has none). */
 function bytes(x, argument, what) {
-  let view;
+  const typed = tagOf(x) !== undefined;
+  const buffer = (typed ? TA_BUFFER : DV_BUFFER).call(x);
+  if (slot(AB_BYTES, buffer) !== undefined && isDetached(buffer)) throw detachedError(argument, what);
+  const offset = slot(typed ? TA_OFFSET : DV_OFFSET, x) ?? 0;
+  const length = slot(typed ? TA_BYTES : DV_BYTES, x) ?? 0;
+  if (length > MAX_BYTES) throw tooLarge(argument, what, length);
+  return new Uint8Array(buffer, offset, length);
+}
+
+/** `input` (bytes from `bytes`) itself, or where it and `out` are views of two
+ * SharedArrayBuffer objects, which may be one memory (JavaScript cannot tell), a copy
+ * of it in JavaScript's heap: the result is then that of reading the whole input
+ * before writing any output, without the module's memory holding the input. */
+function staged(input, out, what) {
+  const [a, b] = [TA_BUFFER.call(input), TA_BUFFER.call(out)];
+  if (a === b || slot(SAB_BYTES, a) === undefined || slot(SAB_BYTES, b) === undefined) return input;
+  let copy;
   try {
-    view = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-  } catch {
-    throw argumentError(argument, `${what}: ${argument}'s memory is detached (transferred) and cannot be read`);
+    copy = new Uint8Array(input.length);
+  } catch (e) {
+    throw new OutOfMemoryError(`${what}: out of memory: ${input.length} bytes for a copy of x, whose memory the output may share, could not be allocated`, "OutOfMemory", { cause: e });
   }
-  if (view.length > MAX_BYTES) throw tooLarge(argument, what, view.length);
-  return view;
+  copy.set(input);
+  return copy;
 }
 
 // --------------------------------------------------------------------------- options
 
+/** `options` (an object, or undefined or null for none) with only `accepted` keys: a
+ * new object holding each accepted key's value, read once. */
 function optionsOf(options, accepted, what, argument = "options") {
   if (options === undefined || options === null) return {};
-  if (typeof options !== "object" || Array.isArray(options) || ArrayBuffer.isView(options)) {
+  let keys;
+  try {
+    if (typeof options === "object" && !Array.isArray(options) && !ArrayBuffer.isView(options)) keys = Object.keys(options);
+  } catch (e) {
+    throw inspectionError(argument, what, `inspecting ${argument}`, e);
+  }
+  if (keys === undefined) {
     throw argumentError(argument, `${what}: ${argument} must be an object such as { ${accepted[0]}: ... }; got ${describe(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  for (const key of keys) {
     if (!accepted.includes(key)) {
-      const unknown = argument === "options" ? `unknown option ${JSON.stringify(key)}` : `${argument} has an unknown field ${JSON.stringify(key)}`;
+      const name = JSON.stringify(clip(key));
+      const unknown = argument === "options" ? `unknown option ${name}` : `${argument} has an unknown field ${name}`;
       throw argumentError(argument, `${what}: ${unknown} (accepted: ${accepted.join(", ")})`);
     }
   }
-  return options;
+  const values = {};
+  for (const key of accepted) {
+    try {
+      values[key] = options[key];
+    } catch (e) {
+      throw inspectionError(`${argument}.${key}`, what, `reading ${argument}.${key}`, e);
+    }
+  }
+  return values;
 }
 
 function choice(options, key, values, what) {
@@ -259,7 +444,7 @@ function elementType(x, options, float, what) {
     return natural;
   }
   if (tag === "Uint16Array" && (dtype === "float16" || dtype === "bfloat16")) return dtype;
-  throw argumentError("options.dtype", `${what}: options.dtype ${JSON.stringify(dtype)} does not fit ${article(tag)} (its dtype is "${natural}"; "float16" and "bfloat16" are given as Uint16Array bit patterns)`);
+  throw argumentError("options.dtype", `${what}: options.dtype ${showValue(dtype)} does not fit ${article(tag)} (its dtype is "${natural}"; "float16" and "bfloat16" are given as Uint16Array bit patterns)`);
 }
 
 /** `options.out`, checked to be an array of tag `tag`, or a new one of `length`. */
@@ -279,14 +464,14 @@ function prepareSign(x, options, what) {
   const dtype = elementType(x, o, false, what);
   const nan = NAN.indexOf(choice(o, "nan", NAN, what));
   const tag = tagOf(x);
-  return { dtype: DT[dtype], nan, out: outputOf(o, tag, x.length, what), input: bytes(x, "x", what) };
+  return { dtype: DT[dtype], nan, out: outputOf(o, tag, lengthOf(x), what), input: bytes(x, "x", what) };
 }
 
 function prepareIsInfinity(x, options, what) {
   const o = optionsOf(options, ["mode", "out", "dtype"], what);
   const dtype = elementType(x, o, true, what);
   const mode = MODE_NUMBERS[choice(o, "mode", MODES, what)];
-  return { dtype: DT[dtype], mode, out: outputOf(o, "Uint8Array", x.length, what), input: bytes(x, "x", what) };
+  return { dtype: DT[dtype], mode, out: outputOf(o, "Uint8Array", lengthOf(x), what), input: bytes(x, "x", what) };
 }
 
 /**
@@ -297,11 +482,13 @@ function prepareIsInfinity(x, options, what) {
  */
 export function sign(x, options) {
   const what = "sign";
-  needReady(what);
-  const p = prepareSign(x, options, what);
-  const out = bytes(p.out, "options.out", what);
-  call(() => wasm.signBytes(p.dtype, p.nan, p.input, out));
-  return p.out;
+  return guard(what, () => {
+    needReady(what);
+    const p = prepareSign(x, options, what);
+    const out = bytes(p.out, "options.out", what);
+    call(() => wasm.signBytes(p.dtype, p.nan, staged(p.input, out, what), out));
+    return p.out;
+  });
 }
 
 /**
@@ -311,11 +498,13 @@ export function sign(x, options) {
  */
 export function isInfinity(x, options) {
   const what = "isInfinity";
-  needReady(what);
-  const p = prepareIsInfinity(x, options, what);
-  const out = bytes(p.out, "options.out", what);
-  call(() => wasm.isInfinityBytes(p.dtype, p.mode, p.input, out));
-  return p.out;
+  return guard(what, () => {
+    needReady(what);
+    const p = prepareIsInfinity(x, options, what);
+    const out = bytes(p.out, "options.out", what);
+    call(() => wasm.isInfinityBytes(p.dtype, p.mode, staged(p.input, out, what), out));
+    return p.out;
+  });
 }
 
 // ------------------------------------------------------------- DirectML-style API
@@ -335,7 +524,12 @@ function u32List(v, argument, what, optional) {
   if (!Array.isArray(v) && !ArrayBuffer.isView(v)) {
     throw argumentError(argument, `${what}: ${argument} must be an array of integers from 0 to ${U32}; got ${describe(v)}`);
   }
-  const list = Array.from(v);
+  let list;
+  try {
+    list = Array.from(v);
+  } catch (e) {
+    throw inspectionError(argument, what, `reading ${argument}`, e);
+  }
   for (const [i, n] of list.entries()) {
     if (!Number.isInteger(n) || n < 0 || n > U32) {
       throw argumentError(argument, `${what}: ${argument}[${i}] must be an integer from 0 to ${U32}; got ${showValue(n)}`);
@@ -413,13 +607,15 @@ function wasmDesc(desc, argument, what) {
  */
 export function calcBufferTensorSize(dataType, sizes, strides) {
   const what = "calcBufferTensorSize";
-  needReady(what);
-  const size = call(() => wasm.calcBufferTensorSize(
-    dataTypeName(dataType, "dataType", what),
-    u32List(sizes, "sizes", what, false),
-    u32List(strides, "strides", what, true),
-  ));
-  return size === undefined ? null : numeric(size);
+  return guard(what, () => {
+    needReady(what);
+    const size = call(() => wasm.calcBufferTensorSize(
+      dataTypeName(dataType, "dataType", what),
+      u32List(sizes, "sizes", what, false),
+      u32List(strides, "strides", what, true),
+    ));
+    return size === undefined ? null : numeric(size);
+  });
 }
 
 /**
@@ -429,20 +625,22 @@ export function calcBufferTensorSize(dataType, sizes, strides) {
  */
 export function tensorDesc(dataType, sizes, strides) {
   const what = "tensorDesc";
-  needReady(what);
-  const d = wasmDesc({ dataType, sizes, strides }, "desc", what);
-  try {
-    return {
-      dataType: d.dataType,
-      sizes: Array.from(d.sizes),
-      ...(d.strides === undefined ? {} : { strides: Array.from(d.strides) }),
-      totalTensorSizeInBytes: numeric(d.totalTensorSizeInBytes),
-      guaranteedBaseOffsetAlignment: 0,
-      flags: 0,
-    };
-  } finally {
-    d.free();
-  }
+  return guard(what, () => {
+    needReady(what);
+    const d = wasmDesc({ dataType, sizes, strides }, "desc", what);
+    try {
+      return {
+        dataType: d.dataType,
+        sizes: Array.from(d.sizes),
+        ...(d.strides === undefined ? {} : { strides: Array.from(d.strides) }),
+        totalTensorSizeInBytes: numeric(d.totalTensorSizeInBytes),
+        guaranteedBaseOffsetAlignment: 0,
+        flags: 0,
+      };
+    } finally {
+      d.free();
+    }
+  });
 }
 
 /** Operator descriptions: `OperatorDesc.sign(input, output)`,
@@ -537,7 +735,8 @@ class DirectMLDevice {
 
   /** The highest of `levels` at or below the device's level, or null. */
   checkFeatureLevels(levels) {
-    return checkLevels(this.#device, levels, `${this.constructor.label}.checkFeatureLevels`);
+    const what = `${this.constructor.label}.checkFeatureLevels`;
+    return guard(what, () => checkLevels(this.#device, levels, what));
   }
 
   /** Validates `desc` (from `OperatorDesc`) at the device's level: an operator of the
@@ -545,7 +744,8 @@ class DirectMLDevice {
    * the GPU, a `GpuError` of kind "BufferTooLarge" for a tensor larger than the GPU's
    * largest buffer). */
   createOperator(desc) {
-    return createWith(this.#device, desc, `${this.constructor.label}.createOperator`, this.constructor.operatorClass);
+    const what = `${this.constructor.label}.createOperator`;
+    return guard(what, () => createWith(this.#device, desc, what, this.constructor.operatorClass));
   }
 }
 
@@ -564,14 +764,15 @@ export class Device extends DirectMLDevice {
    */
   constructor(options) {
     const what = "new Device";
-    needReady(what);
-    const o = optionsOf(options, DEVICE_OPTIONS, what);
-    const deviceOptions = wasmDeviceOptions(o, what);
-    try {
-      super(call(() => new wasm.WebDevice(deviceOptions)));
-    } finally {
-      deviceOptions.free();
-    }
+    super(guard(what, () => {
+      needReady(what);
+      const deviceOptions = wasmDeviceOptions(optionsOf(options, DEVICE_OPTIONS, what), what);
+      try {
+        return call(() => new wasm.WebDevice(deviceOptions));
+      } finally {
+        deviceOptions.free();
+      }
+    }));
   }
 
   /** A strict device at `level`. */
@@ -587,7 +788,7 @@ class Validated {
 
   constructor(operator, desc) {
     const cls = new.target;
-    if (!(operator instanceof cls.wasmClass)) {
+    if (!guard(cls.label, () => operator instanceof cls.wasmClass)) {
       throw argumentError("operator", `${cls.label}: use ${cls.creator}() to get one`);
     }
     this.#operator = operator;
@@ -608,16 +809,18 @@ class Validated {
   withNanPolicy(policy) {
     const cls = this.constructor;
     const what = `${cls.label}.withNanPolicy`;
-    const nan = nanNumber(policy, "policy", what);
-    if (policy === undefined) {
-      throw argumentError("policy", `${what}: policy must be ${quoted(NAN)}; got undefined`);
-    }
-    return new cls(call(() => this.#operator.withNanPolicy(nan)), this.#desc);
+    return guard(what, () => {
+      const nan = nanNumber(policy, "policy", what);
+      if (policy === undefined) {
+        throw argumentError("policy", `${what}: policy must be ${quoted(NAN)}; got undefined`);
+      }
+      return new cls(call(() => this.#operator.withNanPolicy(nan)), this.#desc);
+    });
   }
 
   /** Compiles the operator. */
   compile() {
-    return new this.constructor.compiledClass(call(() => this.#operator.compile()));
+    return guard(`${this.constructor.label}.compile`, () => new this.constructor.compiledClass(call(() => this.#operator.compile())));
   }
 }
 
@@ -631,10 +834,15 @@ export class Operator extends Validated {
   }
 }
 
+/** The bytes of buffer `b` (an ArrayBuffer or SharedArrayBuffer, a typed array or a
+ * DataView) as a Uint8Array of the length it has now. */
 function bufferMemory(b, name, what) {
-  if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && b instanceof SharedArrayBuffer)) {
-    if (b.byteLength > MAX_BYTES) throw tooLarge(name, what, b.byteLength);
-    return new Uint8Array(b);
+  const plain = slot(AB_BYTES, b);
+  const length = plain ?? slot(SAB_BYTES, b);
+  if (length !== undefined) {
+    if (plain !== undefined && isDetached(b)) throw detachedError(name, what);
+    if (length > MAX_BYTES) throw tooLarge(name, what, length);
+    return new Uint8Array(b, 0, length);
   }
   if (ArrayBuffer.isView(b)) return bytes(b, name, what);
   throw argumentError(name, `${what}: ${name} must be an ArrayBuffer, a typed array or a DataView; got ${describe(b)}`);
@@ -645,7 +853,8 @@ function flatBindings(list, argument, what) {
     throw argumentError(argument, `${what}: ${argument} must be an array of bindings { buffer, offset, sizeInBytes }; got ${describe(list)}`);
   }
   const flat = [];
-  for (const [i, b] of list.entries()) {
+  for (let i = 0; i < list.length; i++) {
+    const b = list[i];
     const name = `${argument}[${i}]`;
     const o = optionsOf(b, ["buffer", "offset", "sizeInBytes"], what, name);
     if (b === undefined || b === null) {
@@ -665,7 +874,8 @@ function executeArgs(buffers, inputs, outputs, what) {
   if (!Array.isArray(buffers)) {
     throw argumentError("buffers", `${what}: buffers must be an array of ArrayBuffers or typed arrays; got ${describe(buffers)}`);
   }
-  const views = buffers.map((b, i) => bufferMemory(b, `buffers[${i}]`, what));
+  const views = [];
+  for (let i = 0; i < buffers.length; i++) views.push(bufferMemory(buffers[i], `buffers[${i}]`, what));
   const memories = Uint32Array.from(views, (v) => views.findIndex((w) => w.buffer === v.buffer));
   return { views, memories, inputs: flatBindings(inputs, "inputs", what), outputs: flatBindings(outputs, "outputs", what) };
 }
@@ -675,7 +885,7 @@ export class CompiledOperator {
   #compiled;
 
   constructor(compiled) {
-    if (!(compiled instanceof wasm.WebCompiledOperator)) {
+    if (!guard("CompiledOperator", () => compiled instanceof wasm.WebCompiledOperator)) {
       throw argumentError("compiled", "CompiledOperator: use Operator.compile() to get one");
     }
     this.#compiled = compiled;
@@ -694,27 +904,44 @@ export class CompiledOperator {
    * are written.
    */
   execute(buffers, inputs, outputs) {
-    const a = executeArgs(buffers, inputs, outputs, "CompiledOperator.execute");
-    call(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
+    const what = "CompiledOperator.execute";
+    guard(what, () => {
+      const a = executeArgs(buffers, inputs, outputs, what);
+      call(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
+    });
   }
 
   /** Runs on the bytes of `input` and `output` from each tensor's base (no binding
    * rules; each holds at least its tensor's exact span). */
   executeSlices(input, output) {
     const what = "CompiledOperator.executeSlices";
-    const i = bufferMemory(input, "input", what);
-    const o = bufferMemory(output, "output", what);
-    call(() => this.#compiled.executeSlices(i, o));
+    guard(what, () => {
+      const i = bufferMemory(input, "input", what);
+      const o = bufferMemory(output, "output", what);
+      call(() => this.#compiled.executeSlices(i, o));
+    });
   }
 
   /** SIGN in place on the bytes of `data`. */
   executeInPlace(data) {
     const what = "CompiledOperator.executeInPlace";
-    call(() => this.#compiled.executeInPlace(bufferMemory(data, "data", what)));
+    guard(what, () => call(() => this.#compiled.executeInPlace(bufferMemory(data, "data", what))));
   }
 }
 
 // ------------------------------------------------------------------------------- GPU
+
+/** `array` after `result` (its bytes, computed by the GPU) is copied into `view` (a
+ * view of its bytes taken when the call was made), or an ArgumentError when that view
+ * no longer holds them all (a resizable ArrayBuffer shrunk or transferred meanwhile):
+ * then nothing is written. */
+function written(array, view, result, what) {
+  if (view.length !== result.length) {
+    throw argumentError("options.out", `${what}: options.out's memory shrank or was detached (transferred) while the GPU ran: it holds ${view.length} of the ${result.length} bytes the result needs; nothing was written`);
+  }
+  view.set(result);
+  return array;
+}
 
 /**
  * A GPU device over WebGPU. Its array-style `sign` and `isInfinity` give the CPU
@@ -731,7 +958,7 @@ export class GpuDevice extends DirectMLDevice {
   #device;
 
   constructor(device) {
-    if (!(device instanceof wasm.WebGpuDevice)) {
+    if (!guard("GpuDevice", () => device instanceof wasm.WebGpuDevice)) {
       throw argumentError("device", "GpuDevice: use requestGpu() to get one");
     }
     super(device);
@@ -752,19 +979,23 @@ export class GpuDevice extends DirectMLDevice {
   /** As `sign`, on the GPU. */
   async sign(x, options) {
     const what = "GpuDevice.sign";
-    const p = prepareSign(x, options, what);
-    const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input, p.out.length));
-    bytes(p.out, "options.out", what).set(result);
-    return p.out;
+    return guardAsync(what, async () => {
+      const p = prepareSign(x, options, what);
+      const out = bytes(p.out, "options.out", what);
+      const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input, lengthOf(p.out)));
+      return written(p.out, out, result, what);
+    });
   }
 
   /** As `isInfinity`, on the GPU. */
   async isInfinity(x, options) {
     const what = "GpuDevice.isInfinity";
-    const p = prepareIsInfinity(x, options, what);
-    const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input, p.out.length));
-    bytes(p.out, "options.out", what).set(result);
-    return p.out;
+    return guardAsync(what, async () => {
+      const p = prepareIsInfinity(x, options, what);
+      const out = bytes(p.out, "options.out", what);
+      const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input, lengthOf(p.out)));
+      return written(p.out, out, result, what);
+    });
   }
 }
 
@@ -789,7 +1020,7 @@ export class GpuCompiledOperator {
   #compiled;
 
   constructor(compiled) {
-    if (!(compiled instanceof wasm.WebGpuCompiledOperator)) {
+    if (!guard("GpuCompiledOperator", () => compiled instanceof wasm.WebGpuCompiledOperator)) {
       throw argumentError("compiled", "GpuCompiledOperator: use GpuOperator.compile() to get one");
     }
     this.#compiled = compiled;
@@ -810,22 +1041,30 @@ export class GpuCompiledOperator {
    * Only output elements' bytes are written; the bytes between them keep what they
    * hold when the GPU finishes. */
   async execute(buffers, inputs, outputs) {
-    const a = executeArgs(buffers, inputs, outputs, "GpuCompiledOperator.execute");
-    await callAsync(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
+    const what = "GpuCompiledOperator.execute";
+    await guardAsync(what, async () => {
+      const a = executeArgs(buffers, inputs, outputs, what);
+      await callAsync(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
+    });
   }
 
   /** As `CompiledOperator.executeSlices`, on the GPU. */
   async executeSlices(input, output) {
     const what = "GpuCompiledOperator.executeSlices";
-    const i = bufferMemory(input, "input", what);
-    const o = bufferMemory(output, "output", what);
-    await callAsync(() => this.#compiled.executeSlices(i, o));
+    await guardAsync(what, async () => {
+      const i = bufferMemory(input, "input", what);
+      const o = bufferMemory(output, "output", what);
+      await callAsync(() => this.#compiled.executeSlices(i, o));
+    });
   }
 
   /** As `CompiledOperator.executeInPlace`, on the GPU. */
   async executeInPlace(data) {
-    const d = bufferMemory(data, "data", "GpuCompiledOperator.executeInPlace");
-    await callAsync(() => this.#compiled.executeInPlace(d));
+    const what = "GpuCompiledOperator.executeInPlace";
+    await guardAsync(what, async () => {
+      const d = bufferMemory(data, "data", what);
+      await callAsync(() => this.#compiled.executeInPlace(d));
+    });
   }
 }
 
@@ -855,7 +1094,10 @@ function cap(options, key, max, big, what) {
  * `GpuError` (kind `NoAdapter`) where WebGPU gives no adapter.
  */
 export async function requestGpu(options) {
-  const what = "requestGpu";
+  return guardAsync("requestGpu", () => openGpu(options, "requestGpu"));
+}
+
+async function openGpu(options, what) {
   needReady(what);
   const o = optionsOf(options, GPU_OPTIONS, what);
   const allowSoftware = o.allowSoftware ?? true;

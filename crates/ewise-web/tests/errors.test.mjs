@@ -166,3 +166,125 @@ test("many refusals in a row leave the module working", () => {
   }
   assert.deepEqual(Array.from(ewise.sign(new Float32Array([-2, 2]))), [-1, 1]);
 });
+
+test("transferred buffers, holes and revoked Proxies are ArgumentErrors naming the argument", async () => {
+  await ewise.init();
+  const device = new ewise.Device();
+  const t = ewise.tensorDesc("FLOAT32", [2]);
+  const op = device.createOperator(ewise.OperatorDesc.sign(t, t)).compile();
+  const binding = [{ buffer: 0, offset: 0, sizeInBytes: 8 }];
+  const gone = new ArrayBuffer(8);
+  structuredClone(gone, { transfer: [gone] });
+  throwsLike(() => op.execute([gone], binding, binding), ArgumentError, "buffers[0]", "CompiledOperator.execute: buffers[0]'s memory is detached (transferred)");
+  throwsLike(() => op.executeInPlace(gone), ArgumentError, "data", "CompiledOperator.executeInPlace: data's memory is detached");
+  throwsLike(() => op.executeSlices(new ArrayBuffer(8), gone), ArgumentError, "output", "output's memory is detached");
+  const view = new DataView(new ArrayBuffer(8));
+  structuredClone(view.buffer, { transfer: [view.buffer] });
+  throwsLike(() => op.executeInPlace(view), ArgumentError, "data", "data's memory is detached");
+
+  // eslint-disable-next-line no-sparse-arrays
+  throwsLike(() => op.execute([new ArrayBuffer(8), , new ArrayBuffer(8)], binding, [{ buffer: 2, offset: 0, sizeInBytes: 8 }]),
+    ArgumentError, "buffers[1]", "buffers[1] must be an ArrayBuffer, a typed array or a DataView; got undefined");
+  // eslint-disable-next-line no-sparse-arrays
+  throwsLike(() => op.execute([new ArrayBuffer(8)], [, binding[0]], binding), ArgumentError, "inputs[0]", "inputs[0] must be a binding");
+
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  throwsLike(() => ewise.sign(proxy), ArgumentError, "x", "sign: x must be", "got an object that throws when inspected (a revoked Proxy?)");
+  throwsLike(() => ewise.isInfinity(proxy), ArgumentError, "x", "got an object that throws when inspected");
+  const e = throwsLike(() => ewise.sign(new Float32Array(1), proxy), ArgumentError, "options", "sign: inspecting options threw TypeError");
+  assert.ok(e.cause instanceof TypeError);
+  throwsLike(() => op.execute(proxy, binding, binding), ArgumentError, "arguments", "CompiledOperator.execute: inspecting its arguments threw TypeError");
+  throwsLike(() => op.execute([proxy], binding, binding), ArgumentError, "buffers[0]", "got an object that throws when inspected");
+  throwsLike(() => op.executeInPlace(proxy), ArgumentError, "data", "got an object that throws when inspected");
+  throwsLike(() => new ewise.Device(proxy), ArgumentError, "options", "new Device: inspecting options threw TypeError");
+  throwsLike(() => device.createOperator(proxy), ArgumentError, "desc");
+  throwsLike(() => device.createOperator(ewise.OperatorDesc.sign(proxy, t)), ArgumentError, "desc.input");
+  throwsLike(() => ewise.tensorDesc("FLOAT32", proxy), ArgumentError, "arguments", "tensorDesc: inspecting its arguments threw TypeError");
+  throwsLike(() => device.checkFeatureLevels(proxy), ArgumentError, "arguments");
+  assert.deepEqual(Array.from(ewise.sign(new Int8Array([-3, 3]))), [-1, 1], "still working");
+});
+
+test("getters that throw and Proxies that trap: ArgumentErrors with the original as cause", async () => {
+  await ewise.init();
+  const boom = new RangeError("boom");
+  const options = { get nan() { throw boom; } };
+  const e = throwsLike(() => ewise.sign(new Float32Array(1), options), ArgumentError, "options.nan", "sign: reading options.nan threw RangeError: boom");
+  assert.equal(e.cause, boom);
+  const trap = new Proxy({}, { ownKeys() { throw boom; } });
+  assert.equal(throwsLike(() => ewise.isInfinity(new Float32Array(1), trap), ArgumentError, "options").cause, boom);
+  const sizes = new Proxy([1, 2], { get(target, key) { if (key === "1") throw boom; return Reflect.get(target, key); } });
+  assert.equal(throwsLike(() => ewise.tensorDesc("FLOAT32", sizes), ArgumentError, "desc.sizes", "reading desc.sizes threw RangeError: boom").cause, boom);
+  const lying = new Float32Array([-2, 2]);
+  Object.defineProperty(lying, "length", { get() { throw boom; } });
+  Object.defineProperty(lying, "buffer", { get() { throw boom; } });
+  assert.deepEqual(Array.from(ewise.sign(lying)), [-1, 1], "own properties that lie are not read");
+  const bindings = [{ buffer: 0, get offset() { throw boom; }, sizeInBytes: 4 }];
+  const op = new ewise.Device().createOperator(ewise.OperatorDesc.sign(ewise.tensorDesc("FLOAT32", [1]), ewise.tensorDesc("FLOAT32", [1]))).compile();
+  assert.equal(throwsLike(() => op.execute([new ArrayBuffer(4)], bindings, bindings), ArgumentError, "inputs[0].offset").cause, boom);
+  throwsLike(() => ewise.sign(new Float32Array(1), { get out() { throw "a string"; } }), ArgumentError, "options.out", "threw a string");
+});
+
+test("resizable memory: views past its end read as empty, shrunk buffers are refused, never a RangeError", async () => {
+  await ewise.init();
+  const memory = new ArrayBuffer(16, { maxByteLength: 64 });
+  const tracking = new Float32Array(memory);
+  tracking.set([-1, 2, -3, 4]);
+  assert.deepEqual(Array.from(ewise.sign(tracking)), [-1, 1, -1, 1]);
+  const fixed = new Float32Array(memory, 8, 2);
+  memory.resize(4);
+  assert.equal(ewise.sign(fixed).length, 0, "a view out of bounds has no elements");
+  throwsLike(() => ewise.sign(new Float32Array(2), { out: fixed }), ValidationError, "SliceLength");
+  const t = ewise.tensorDesc("FLOAT32", [2]);
+  const op = new ewise.Device().createOperator(ewise.OperatorDesc.sign(t, t)).compile();
+  const binding = [{ buffer: 0, offset: 0, sizeInBytes: 8 }];
+  throwsLike(() => op.execute([memory], binding, binding), ValidationError, null);
+  throwsLike(() => op.execute([new DataView(memory, 0, 4)], binding, binding), ValidationError, null);
+  const outOfBounds = new DataView(new ArrayBuffer(8, { maxByteLength: 8 }), 4, 4);
+  outOfBounds.buffer.resize(0);
+  throwsLike(() => op.executeInPlace(outOfBounds), ValidationError, null);
+});
+
+test("messages quote what the caller gave cut to 64 characters, saying how long it was", async () => {
+  await ewise.init();
+  const long = "x".repeat(1 << 20);
+  const clipped = `${"x".repeat(64)}…(${1 << 20} chars)`;
+  const checks = [
+    [() => new ewise.Device({ featureLevel: long }), ArgumentError, "options.featureLevel", `unknown feature level '${clipped}'`],
+    [() => new ewise.Device().checkFeatureLevels(["6_4", long]), ArgumentError, "levels", `'${clipped}'`],
+    [() => ewise.sign(new Float32Array(1), { [long]: 1 }), ArgumentError, "options", `unknown option "${clipped}"`],
+    [() => ewise.sign(new Float32Array(1), { nan: long }), ArgumentError, "options.nan", `got "${clipped}"`],
+    [() => ewise.sign(new Float32Array(1), { dtype: long }), ArgumentError, "options.dtype", `got "${clipped}"`],
+    [() => ewise.sign(long), ArgumentError, "x", `got the string "${clipped}"`],
+    [() => ewise.sign(Symbol(long)), ArgumentError, "x", `got symbol Symbol(${"x".repeat(57)}…(${(1 << 20) + 8} chars)`],
+    [() => ewise.sign({ [Symbol.toStringTag]: long }), ArgumentError, "x", `got an object ([object ${"x".repeat(56)}…(${(1 << 20) + 9} chars))`],
+    [() => ewise.tensorDesc(long, [1]), ArgumentError, "desc.dataType", `got "${clipped}"`],
+    [() => ewise.tensorDesc("FLOAT32", [1], [2n ** 4000n]), ArgumentError, "desc.strides", "…(1205 chars)n"],
+    [() => ewise.sign(new Float32Array(1), { get nan() { throw new Error(long); } }), ArgumentError, "options.nan", `threw Error: ${clipped}`],
+  ];
+  for (const [f, cls, kind, part] of checks) {
+    const e = throwsLike(f, cls, kind, part);
+    assert.ok(e.message.length < 600, `${e.message.length} characters: ${e.message.slice(0, 200)}`);
+  }
+});
+
+test("init(path), init(file URL) read the file in Node; a bad source is a LoadError", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const dir = process.env.EWISE_WEB_PKG ?? new URL("../pkg", import.meta.url).pathname;
+  const entry = pathToFileURL(`${dir}/ewise.js`).href;
+  const wasmPath = `${dir}/ewise_web_bg.wasm`;
+  const run = (source) => execFileSync(process.execPath, ["--input-type=module", "-e", `
+    import { init, sign } from ${JSON.stringify(entry)};
+    try {
+      await init(${source});
+      console.log(sign(new Int8Array([-7]))[0]);
+    } catch (e) {
+      console.log(e.name, e.kind, e.cause?.code ?? e.cause?.name, e.message);
+    }`], { encoding: "utf8" }).trim();
+  assert.equal(run(JSON.stringify(wasmPath)), "-1", "a path");
+  assert.equal(run(`new URL(${JSON.stringify(pathToFileURL(wasmPath).href)})`), "-1", "a file URL");
+  assert.equal(run(JSON.stringify(pathToFileURL(wasmPath).href)), "-1", "a file URL as a string");
+  assert.match(run(JSON.stringify(`${dir}/missing.wasm`)), /^LoadError Load ENOENT init: the WebAssembly module from ".*missing\.wasm" could not be loaded: Error: ENOENT/);
+  assert.match(run("new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5])"), /^LoadError Compile CompileError init: the WebAssembly module from a Uint8Array could not be compiled/);
+  assert.match(run(JSON.stringify(`/${"d".repeat(5000)}.wasm`)), /^LoadError Load ENAMETOOLONG init: the WebAssembly module from "\/d{63}…\(5006 chars\)" could not be loaded/);
+});
