@@ -115,7 +115,16 @@ function makeSample() {
   loadInput();
 }
 
+/** Takes the last result off the page: it belongs to an input that is gone. */
+function clearResult() {
+  state.result = null;
+  $("result").hidden = true;
+  $("result-empty").hidden = false;
+  say("run-message", "");
+}
+
 function loadInput() {
+  clearResult();
   const { name, bytes, sample } = state.file;
   const as = $("read-as").value || undefined;
   try {
@@ -144,6 +153,7 @@ function loadInput() {
 }
 
 function inputFailed(name, e) {
+  clearResult();
   state.input = null;
   const summary = $("input-summary");
   summary.replaceChildren();

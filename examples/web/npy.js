@@ -247,6 +247,11 @@ export function parseHeaderText(text) {
   for (const item of shape.items) {
     if (item.type !== "int" || item.value < 0n) throw badValue("shape", shape, "a tuple of non-negative integers");
   }
+  const sizes = shape.items.map((i) => i.value);
+  const axis = sizes.findIndex((d) => d > BigInt(Number.MAX_SAFE_INTEGER));
+  if (axis >= 0) {
+    throw new NpyError("dimension-too-large", `shape ${formatShape(sizes)}: dimension ${axis} has ${sizes[axis]} elements, more than this page counts exactly (2^53 - 1), whatever the other dimensions are`);
+  }
   return { descr, fortranOrder: found.fortran_order.value, shape: shape.items.map((i) => i.value) };
 }
 

@@ -212,6 +212,10 @@ test("every malformed file is refused with a message saying what was wrong and w
   refuses(raw(header("<f4", [2]), new Uint8Array(12)), "data-length", "4 bytes more");
   refuses(raw(header("<f4", [2 ** 28, 2]), data), "too-large", "2 GiB", "1 GiB");
   refuses(raw(header("<f8", [2 ** 40, 2 ** 40]), data), "too-large");
+  refuses(raw(`{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9007199254740993)}`, data), "dimension-too-large",
+    "shape (0, 9007199254740993): dimension 1 has 9007199254740993 elements", "2^53 - 1", "whatever the other dimensions are");
+  refuses(raw(`{'descr': '<f4', 'fortran_order': False, 'shape': (9007199254740992, 0)}`, data), "dimension-too-large", "dimension 0");
+  assert.deepEqual(parseNpy(raw(`{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9007199254740991)}`)).shape, [0, Number.MAX_SAFE_INTEGER]);
   assert.throws(() => checkFileSize(MAX_DATA_BYTES * 2), (e) => e.code === "too-large" && e.message.includes("2 GiB"));
   checkFileSize(MAX_DATA_BYTES);
   assert.throws(() => parseNpy("not bytes"), (e) => e.code === "argument");
