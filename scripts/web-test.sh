@@ -11,6 +11,11 @@
 # Needs Node >= 20. Without it, or when web-build.sh skips, the tests skip with a
 # message (exit 0); under CI=true that is a failure.
 #
+# crates/ewise-web/tests/fuzz.test.mjs is property-based (fast-check@4.10.2, installed
+# from npm into target/tools, or the package directory EWISE_WEB_FAST_CHECK): each
+# property runs with a fixed seed and then a random one, which it prints (replay with
+# EWISE_FUZZ_SEED=SEED; EWISE_FUZZ_RUNS sets the runs, default 1000).
+#
 # Also runs examples/web/*.test.mjs (the page's .npy reader and writer and its JavaScript
 # loops; the .npy files are compared with numpy's where $PYTHON, by default
 # target/wheel-venv's python or python3, has numpy, which CI=true requires).
@@ -61,6 +66,22 @@ if [ -x "$tsc" ]; then
         --moduleResolution nodenext crates/ewise-web/tests/types.ts
 else
     echo "web-test: no tsc ($tsc): the declarations are not type-checked" >&2
+fi
+
+# crates/ewise-web/tests/fuzz.test.mjs needs fast-check (pinned), from npm into the tools
+# directory unless EWISE_WEB_FAST_CHECK names one; without it that test skips, saying
+# so, and under CI=true fails.
+fast_check_version=4.10.2
+if [ -z "${EWISE_WEB_FAST_CHECK:-}" ]; then
+    tools=${EWISE_WEB_TOOLS:-$PWD/target/tools}
+    installed=$(node -p "try { require('$tools/node_modules/fast-check/package.json').version } catch { '' }")
+    if [ "$installed" != "$fast_check_version" ] && command -v npm >/dev/null; then
+        echo "web-test: npm install fast-check@$fast_check_version into $tools" >&2
+        mkdir -p "$tools"
+        npm install --prefix "$tools" --no-audit --no-fund --save-exact --silent "fast-check@$fast_check_version" >&2 ||
+            echo "web-test: npm could not install fast-check@$fast_check_version: fuzz.test.mjs skips (fails under CI=true)" >&2
+    fi
+    [ ! -f "$tools/node_modules/fast-check/package.json" ] || export EWISE_WEB_FAST_CHECK=$tools/node_modules/fast-check
 fi
 
 # The example page's .npy module is checked against numpy: the wheel's venv has it.
