@@ -141,7 +141,9 @@ pub enum Command {
 pub struct SignArgs {
     /// Input .npy file.
     pub input: PathBuf,
-    /// Output .npy file: written to a temporary file beside it, renamed on success.
+    /// Output .npy file: written to a temporary file beside it, renamed on success. On
+    /// Windows a file name that is a device (CON, LPT1.npy; NUL alone is the null
+    /// device), holds ':' or ends in a dot or space is refused before the input is read.
     #[arg(required_unless_present = "in_place")]
     pub output: Option<PathBuf>,
     /// Rewrite INPUT's data in place (the header is never rewritten). Safe to
@@ -162,7 +164,7 @@ pub struct IsInfinityArgs {
     /// Input .npy file (floating point).
     pub input: PathBuf,
     /// Output .npy file (uint8 with --semantics dml, bool with onnx): written to a
-    /// temporary file beside it, renamed on success.
+    /// temporary file beside it, renamed on success; file names refused as for `sign`.
     pub output: PathBuf,
     /// Which infinities give 1.
     #[arg(long, value_enum, default_value_t = Mode::Either)]
@@ -225,13 +227,16 @@ pub struct RunArgs {
     pub inputs: Vec<(String, PathBuf)>,
     /// Directory for the outputs, created if missing: OUTDIR/NAME.npy for each graph
     /// output NAME (a symbolic link there is followed to the file it names). Checked
-    /// before any input is read: refused if an output would replace a file this run
-    /// reads (the model, its external data, an input), if two outputs lead to one file,
-    /// or if an output exists and is not a regular file you may write. Outputs are
-    /// written to temporary files, then renamed into place all or none: if a rename
-    /// fails, those already renamed are undone and every file is as it was; if undoing
-    /// fails too, the error names each file not restored and where its previous contents
-    /// are. Not covered: the process killed (kill -9) or power lost during the renames.
+    /// before any input is read: refused if an output name is not a plain file name on
+    /// this system (on Windows also no ':', none of < > " | ? *, no device name such as
+    /// CON, NUL or LPT1 with any extension, no trailing dot or space), if two outputs
+    /// differ only in case (one file where case is ignored: Windows, macOS, vfat),
+    /// if an output would replace a file this run reads (the model, its external data,
+    /// an input), if two outputs lead to one file, or if an output exists and is not a
+    /// regular file you may write. Outputs are written to temporary files, then renamed
+    /// into place all or none: if a rename fails, those already renamed are undone and
+    /// every file is as it was; if undoing fails too, the error names each file not
+    /// restored and where its previous contents are. Not covered: the process killed (kill -9) or power lost during the renames.
     #[arg(short = 'o', long = "output-dir", value_name = "OUTDIR")]
     pub output_dir: PathBuf,
     /// What SIGN gives for NaN: propagate (ONNX) returns the NaN unchanged, zero

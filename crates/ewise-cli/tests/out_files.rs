@@ -551,17 +551,18 @@ fn an_output_name_over_the_limit_is_refused_before_the_input_is_opened() {
         for op in ["sign", "is-infinity"] {
             let out = ewise_within([op, s(&input), s(&dst)], LIMIT)
                 .unwrap_or_else(|| panic!("{op} opened its input before refusing"));
-            let fragments: Vec<String> = if cfg!(windows) {
-                vec![
-                    format!(
-                        "{}: its file name is {units} UTF-16 units long",
-                        dst.display()
-                    ),
-                    "Windows takes file names of at most 255".into(),
-                ]
+            let unit = if cfg!(windows) {
+                "UTF-16 units"
             } else {
-                vec![format!("{}: ", dst.display()), "File name too long".into()]
+                "bytes"
             };
+            let fragments = [
+                format!(
+                    "{}: cannot be an output file name: it is {units} {unit} long",
+                    dst.display()
+                ),
+                "file names take at most 255".into(),
+            ];
             let fragments: Vec<&str> = fragments.iter().map(String::as_str).collect();
             assert_error(&out, &fragments);
         }

@@ -7,6 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
+use ewise_cli::file_name::{self, Rules};
 
 use crate::paths::{
     at, check_not_held, check_writable, describe_io, ends_with_separator, same_file, same_path,
@@ -53,6 +54,7 @@ impl Target {
         let special = if is_null_device(given) {
             Some(None)
         } else {
+            check_file_name(given, given)?;
             fs::metadata(given)
                 .ok()
                 .filter(|meta| !meta.is_file() && !meta.is_dir())
@@ -71,7 +73,7 @@ impl Target {
                 Ok(meta) => meta,
                 Err(e) => {
                     check_directory(given, &path)?;
-                    check_name_length(given, &path)?;
+                    check_file_name(given, &path)?;
                     if e.kind() != io::ErrorKind::NotFound {
                         return Err(at(given, describe_io("cannot read metadata", &e)));
                     }
@@ -245,35 +247,33 @@ fn mode_note(path: &Path, meta: &Metadata) -> String {
     }
 }
 
-/// The most UTF-16 units Windows takes in a file name.
-#[cfg(windows)]
-const MAX_NAME_UNITS: usize = 255;
-
-/// Refuses a target whose file name is longer than Windows takes, naming `given`:
-/// checked here, before anything is read, because what the system says of such a name
-/// varies (under wine, whose host keeps 255 bytes, "file not found", and only at the
-/// final rename).
-#[cfg(windows)]
-fn check_name_length(given: &Path, path: &Path) -> Result<()> {
-    let units = path.file_name().map_or(0, |name| {
-        std::os::windows::ffi::OsStrExt::encode_wide(name).count()
-    });
-    if units > MAX_NAME_UNITS {
-        return Err(at(
-            given,
-            format!(
-                "its file name is {units} UTF-16 units long; Windows takes file names of at most {MAX_NAME_UNITS}"
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Names too long are refused by the system itself (`ENAMETOOLONG`), before anything
-/// is read.
-#[cfg(not(windows))]
-fn check_name_length(_given: &Path, _path: &Path) -> Result<()> {
-    Ok(())
+/// Refuses a target whose file name, as given or at the end of its links, is not a
+/// safe file name on this OS ([`ewise_cli::file_name`]: a Windows device name, a drive
+/// prefix or stream, a name Windows would change, a name too long), naming `given`:
+/// checked before anything is read, because what the system says of such names varies
+/// and comes late (under wine, `LPT1.npy` fails only at the final rename).
+fn check_file_name(given: &Path, path: &Path) -> Result<()> {
+    let Some(name) = path.file_name() else {
+        return Ok(());
+    };
+    let name = match name.to_str() {
+        Some(name) => std::borrow::Cow::Borrowed(name),
+        None if cfg!(windows) => name.to_string_lossy(),
+        None => return Ok(()),
+    };
+    file_name::check(&name, Rules::HOST).map_err(|why| {
+        if path == given {
+            at(given, format!("cannot be an output file name: {why}"))
+        } else {
+            at(
+                given,
+                format!(
+                    "is a symbolic link to {}, which cannot be an output file name: {why}",
+                    path.display()
+                ),
+            )
+        }
+    })
 }
 
 /// Whether `path` names Windows' null device, which has no file metadata: `NUL` in

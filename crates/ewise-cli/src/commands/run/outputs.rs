@@ -1,48 +1,53 @@
 //! Where `ewise run` writes: output paths checked before anything is read, the output
 //! directory created (and removed again on failure), and how outputs are spelled on disk.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
+use ewise_cli::file_name::{self, quoted, Rules, Unsafe};
 use ewise_cli::npy::{ByteOrder, ElementType};
 use ewise_onnx::{DataType, Model};
 
 use crate::output::{Existing, Target};
 use crate::paths::{at, describe_io, file_id, same_file};
 
-/// Why `name` cannot be used as a file name, if it cannot.
-fn unsafe_file_name(name: &str) -> Option<&'static str> {
-    if name.is_empty() {
-        Some("it is empty")
-    } else if name.contains(['/', '\\']) {
-        Some("it contains a path separator")
-    } else if name.contains('\0') {
-        Some("it contains a NUL character")
-    } else if name.contains("..") {
-        Some("it contains '..'")
-    } else {
-        None
-    }
-}
-
-/// `OUTDIR/<name>.npy` for every graph output, in declaration order; refuses names
-/// that are not plain file names, so nothing can be written outside OUTDIR.
+/// `OUTDIR/<name>.npy` for every graph output, in declaration order. Refuses, before
+/// anything is read, an output name that is `.` or `..` or whose file name is not safe
+/// on this OS ([`file_name::check`]: nothing can be written outside OUTDIR or to a
+/// device), and two outputs whose files a file system that ignores case would make one
+/// ([`file_name::fold`]), on every OS.
 pub(super) fn output_paths(model: &Model, dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut seen = HashSet::new();
+    let mut seen: HashMap<String, &str> = HashMap::new();
     let mut dests = Vec::with_capacity(model.outputs().len());
     for output in model.outputs() {
-        let name = &output.name;
-        if let Some(why) = unsafe_file_name(name) {
+        let name = output.name.as_str();
+        let file = format!("{name}.npy");
+        let checked = match name {
+            "." | ".." => Err(Unsafe::DotName),
+            _ => file_name::check(&file, Rules::HOST),
+        };
+        if let Err(why) = checked {
             bail!(
-                "graph output {name:?} cannot be written as OUTDIR/<output name>.npy: {why} (output names must be plain file names without '/', '\\', '..' or NUL)"
+                "graph output {} cannot be written as OUTDIR/<output name>.npy: {why} (output names must be plain file names, safe on this system)",
+                quoted(name)
             );
         }
-        if !seen.insert(name.as_str()) {
-            bail!("graph output {name:?} is listed twice; each output needs its own file");
+        match seen.insert(file_name::fold(&file), name) {
+            Some(first) if first == name => bail!(
+                "graph output {} is listed twice; each output needs its own file",
+                quoted(name)
+            ),
+            Some(first) => bail!(
+                "graph outputs {} and {} would be one file on a file system that ignores case or trailing dots and spaces (Windows, macOS by default, vfat and exFAT, casefolded ext4 folders): {} and {file}; each output needs its own file",
+                quoted(first),
+                quoted(name),
+                format_args!("{first}.npy")
+            ),
+            None => {}
         }
-        dests.push(dir.join(format!("{name}.npy")));
+        dests.push(dir.join(file));
     }
     Ok(dests)
 }
@@ -287,16 +292,6 @@ fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unsafe_names_are_recognized() {
-        for name in ["", "a/b", "..", "../x", "a\\b", "x\0"] {
-            assert!(unsafe_file_name(name).is_some(), "{name:?}");
-        }
-        for name in ["y", "out.1", "Sign output", "."] {
-            assert!(unsafe_file_name(name).is_none(), "{name:?}");
-        }
-    }
 
     #[test]
     fn raw_outputs_are_spelled_as_ml_dtypes_saves_them() {
