@@ -48,13 +48,15 @@ impl Failure {
 
 impl From<Error> for Failure {
     /// A level, data type or operator the device does not support is
-    /// `EWISE_ERROR_NOT_SUPPORTED` (`DXGI_ERROR_UNSUPPORTED`); every other refusal of a
+    /// `EWISE_ERROR_NOT_SUPPORTED` (`DXGI_ERROR_UNSUPPORTED`); a copy that could not be
+    /// allocated, `EWISE_ERROR_OUT_OF_MEMORY`; every other refusal of a
     /// description or binding is `EWISE_ERROR_INVALID_ARGUMENT` (`E_INVALIDARG`).
     fn from(e: Error) -> Failure {
         let status = match e {
             Error::OperatorNotAvailable { .. }
             | Error::UnsupportedDataType { .. }
             | Error::FeatureLevelUnavailable { .. } => EWISE_ERROR_NOT_SUPPORTED,
+            Error::OutOfMemory { .. } => EWISE_ERROR_OUT_OF_MEMORY,
             _ => EWISE_ERROR_INVALID_ARGUMENT,
         };
         Failure {

@@ -364,6 +364,17 @@ pub enum Error {
         /// The element size in bytes.
         element_size: usize,
     },
+    /// A copy an execution needs could not be allocated (the allocation is fallible,
+    /// so memory exhaustion is this error, never an abort); nothing was written.
+    #[error("{operator}: out of memory: {bytes} bytes for {what} could not be allocated")]
+    OutOfMemory {
+        /// The operator.
+        operator: OperatorType,
+        /// Bytes asked for.
+        bytes: u64,
+        /// What they were for.
+        what: &'static str,
+    },
 }
 
 fn ext_suffix(extensions: bool) -> &'static str {

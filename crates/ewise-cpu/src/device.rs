@@ -306,7 +306,9 @@ impl CompiledOperator {
     /// bound size (at least TotalTensorSizeInBytes), range inside the buffer, a writable
     /// output buffer, and hazards: the input and output may share memory only when their
     /// ranges are identical and the operator supports in-place execution (SIGN). Bytes of
-    /// the output range that no element covers are left as they were.
+    /// the output range that no element covers are left as they were. In place with
+    /// layouts that differ, the input is copied first: a copy that cannot be allocated
+    /// is [`Error::OutOfMemory`], and nothing is written.
     pub fn execute(
         &self,
         buffers: &mut [BufferRef<'_>],
@@ -333,7 +335,14 @@ impl CompiledOperator {
                 if self.same_layout {
                     self.run(None, data);
                 } else {
-                    let copy = data.to_vec();
+                    let mut copy = Vec::new();
+                    copy.try_reserve_exact(data.len())
+                        .map_err(|_| Error::OutOfMemory {
+                            operator,
+                            bytes: data.len() as u64,
+                            what: "a copy of the input, which an in-place execution with layouts that differ reads",
+                        })?;
+                    copy.extend_from_slice(data);
                     self.run(Some(&copy), data);
                 }
                 return Ok(());

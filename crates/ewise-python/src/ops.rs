@@ -887,9 +887,15 @@ fn compile(
         .map_err(validation)
 }
 
-/// A library error as `ewise.ValidationError`.
+/// A library error as `ewise.ValidationError`, or `MemoryError` for a copy that could
+/// not be allocated.
 pub(crate) fn validation(e: ewise_cpu::Error) -> PyErr {
-    ValidationError::new_err(e.to_string())
+    match e {
+        ewise_cpu::Error::OutOfMemory { .. } => {
+            pyo3::exceptions::PyMemoryError::new_err(e.to_string())
+        }
+        _ => ValidationError::new_err(e.to_string()),
+    }
 }
 
 /// Runs `compiled` over the plan's memory, without the GIL when the work is large.
