@@ -2,11 +2,12 @@
 //! bytes into one of the output's, with the extensions enabled (any length, FLOAT64,
 //! BFLOAT16), through `ewise_cpu::array`.
 //!
-//! Views over one `ArrayBuffer` may overlap: the result is as if the whole input were
-//! read before any output is written (identical ranges are SIGN in place).
+//! Views over one `ArrayBuffer` may overlap, and views of two `SharedArrayBuffer`
+//! objects may be of one memory: the result is as if the whole input were read before
+//! any output is written (identical ranges are SIGN in place).
 
 use ewise_core::{DataType, Error, InfinityMode, NanPolicy, OperatorType, TensorRole};
-use js_sys::Uint8Array;
+use js_sys::{ArrayBuffer, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -113,6 +114,22 @@ fn detached() -> JsValue {
     )
 }
 
+/// Whether writing `output` from its start, chunk after chunk, may overwrite bytes of
+/// `input`'s first `in_bytes` not read yet. In one `ArrayBuffer` (one object), only an
+/// output starting inside the input does. Two `SharedArrayBuffer` objects may be one
+/// memory (`structuredClone`, `postMessage`, a shared `WebAssembly.Memory`'s buffer
+/// before and after `grow()`), which JavaScript cannot tell, so they always may; an
+/// `ArrayBuffer` never shares memory with another object.
+fn may_overwrite_unread(input: &Uint8Array, output: &Uint8Array, in_bytes: usize) -> bool {
+    let (ib, ob) = (input.buffer(), output.buffer());
+    if ib == ob {
+        let (a, b) = (input.byte_offset() as u64, output.byte_offset() as u64);
+        return b > a && b < a + in_bytes as u64;
+    }
+    // A buffer that is no `ArrayBuffer` of this realm is taken to be shared.
+    !ib.is_instance_of::<ArrayBuffer>() && !ob.is_instance_of::<ArrayBuffer>()
+}
+
 /// Runs `step(input bytes, output bytes)` over `count` elements of `in_size` input and
 /// `out_size` output bytes each, in chunks of at most [`CHUNK_BYTES`] input bytes, as
 /// if the whole input were read first.
@@ -127,12 +144,7 @@ fn chunked(
         return Ok(());
     }
     let in_bytes = count * in_size;
-    let (a, b) = (input.byte_offset() as usize, output.byte_offset() as usize);
-    // Forward chunks never overwrite unread input when the output starts at or before
-    // the input; an output starting inside the input needs the input copied first.
-    let overlaps_ahead =
-        input.buffer() == output.buffer() && b > a && (b as u64) < a as u64 + in_bytes as u64;
-    let snapshot = if overlaps_ahead {
+    let snapshot = if may_overwrite_unread(input, output, in_bytes) {
         let mut all = error::zeroed(in_bytes, "a copy of an input that its output overlaps")?;
         copy_in(input, 0, &mut all)?;
         Some(all)

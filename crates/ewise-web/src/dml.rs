@@ -17,7 +17,7 @@ use ewise_core::{
     FeatureLevel, NanPolicy, OperatorDesc, OperatorType, Placement, TensorDesc, TensorFlags,
 };
 use ewise_cpu::{BufferRef, CompiledOperator, Device, Operator};
-use js_sys::{Array, Uint8Array};
+use js_sys::{Array, DataView, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -445,42 +445,60 @@ pub(crate) fn bind(
 }
 
 /// Writes the bytes of `desc`'s elements from `result` (the tensor's bytes from its
-/// base) into `view` from byte `at`; the bytes between elements keep what `view` holds
-/// when this is called. `result` is the tensor's exact span, or shorter for a tensor
-/// whose span does not fit it (then only the elements inside it are written).
+/// base) into `view` from byte `at`, one contiguous run of elements at a time: no other
+/// byte of `view` is read or written, so the bytes between strided elements keep what
+/// anyone else writes there meanwhile. `result` is the tensor's exact span, or shorter
+/// for a tensor whose span does not fit it (then only the elements inside it are
+/// written).
 pub(crate) fn write_elements(
     view: &Uint8Array,
     at: usize,
     desc: &TensorDesc,
     result: &[u8],
 ) -> Result<(), JsValue> {
-    let size = desc.data_type.size_in_bytes().unwrap_or(1);
-    let dense = desc
-        .element_count()
-        .and_then(|n| n.checked_mul(size))
-        .is_some_and(|bytes| bytes == result.len() as u64)
-        && desc.exact_span_in_bytes() == Some(result.len() as u64);
-    if dense {
-        return copy_out(view, at, result);
-    }
-    let mut now = error::zeroed(result.len(), "a copy of the output's bytes")?;
-    copy_in(view, at, &mut now)?;
-    copy_elements(desc, size, result, &mut now);
-    copy_out(view, at, &now)
+    let len = view.length() as usize;
+    // One DataView call writes an element of up to 4 bytes (two one of 8): much less
+    // than a subarray and a copy per element.
+    let data = (len > 0).then(|| DataView::new(&view.buffer(), view.byte_offset() as usize, len));
+    element_runs(desc, |start, end| {
+        let (Some(bytes), Some(to)) = (result.get(start..end), at.checked_add(start)) else {
+            return Ok(());
+        };
+        let fits = to.checked_add(bytes.len()).is_some_and(|end| end <= len);
+        let le = true;
+        match (data.as_ref().filter(|_| fits), bytes) {
+            (Some(d), &[a]) => d.set_uint8(to, a),
+            (Some(d), &[a, b]) => d.set_uint16_endian(to, u16::from_le_bytes([a, b]), le),
+            (Some(d), &[a, b, c, e]) => {
+                d.set_uint32_endian(to, u32::from_le_bytes([a, b, c, e]), le);
+            }
+            (Some(d), &[a, b, c, e, f, g, h, i]) => {
+                d.set_uint32_endian(to, u32::from_le_bytes([a, b, c, e]), le);
+                d.set_uint32_endian(to + 4, u32::from_le_bytes([f, g, h, i]), le);
+            }
+            _ => copy_out(view, to, bytes)?,
+        }
+        Ok(())
+    })
 }
 
-/// Copies the bytes of `desc`'s elements (of `size` bytes) from `from` to `to`, both
-/// the tensor's bytes from its base; elements outside either are skipped.
-fn copy_elements(desc: &TensorDesc, size: u64, from: &[u8], to: &mut [u8]) {
+/// Calls `each(start, end)` for each contiguous run of bytes of `desc`'s elements,
+/// counted from the tensor's base (runs past `usize` are skipped), stopping at its
+/// first error.
+fn element_runs(
+    desc: &TensorDesc,
+    mut each: impl FnMut(usize, usize) -> Result<(), JsValue>,
+) -> Result<(), JsValue> {
+    let size = desc.data_type.size_in_bytes().unwrap_or(1);
     let Some(strides) = desc.effective_strides() else {
-        return;
+        return Ok(());
     };
     let dims = layout::simplify(&desc.sizes, &strides, &strides);
     let Some((inner, outer)) = dims.split_last() else {
-        return;
+        return Ok(());
     };
     if inner.size == 0 {
-        return;
+        return Ok(());
     }
     // A contiguous innermost dimension is one run of bytes; otherwise one per element.
     let (run, runs, step) = if inner.out_stride == 1 {
@@ -488,6 +506,7 @@ fn copy_elements(desc: &TensorDesc, size: u64, from: &[u8], to: &mut [u8]) {
     } else {
         (size, inner.size, inner.out_stride.saturating_mul(size))
     };
+    // One index per dimension of a validated description: a few words.
     let mut index = vec![0u64; outer.len()];
     loop {
         let base = outer
@@ -500,21 +519,18 @@ fn copy_elements(desc: &TensorDesc, size: u64, from: &[u8], to: &mut [u8]) {
         for k in 0..runs {
             let start = base.saturating_add(k.saturating_mul(step));
             let end = start.saturating_add(run);
-            let (Ok(start), Ok(end)) = (usize::try_from(start), usize::try_from(end)) else {
-                continue;
-            };
-            if let (Some(src), Some(dst)) = (from.get(start..end), to.get_mut(start..end)) {
-                dst.copy_from_slice(src);
+            if let (Ok(start), Ok(end)) = (usize::try_from(start), usize::try_from(end)) {
+                each(start, end)?;
             }
         }
         let mut d = outer.len();
         loop {
             let Some(dim) = d.checked_sub(1).and_then(|i| outer.get(i)) else {
-                return;
+                return Ok(());
             };
             d -= 1;
             let Some(i) = index.get_mut(d) else {
-                return;
+                return Ok(());
             };
             *i += 1;
             if *i < dim.size {
@@ -523,6 +539,46 @@ fn copy_elements(desc: &TensorDesc, size: u64, from: &[u8], to: &mut [u8]) {
             *i = 0;
         }
     }
+}
+
+/// Whether `compiled` (SIGN) places every element at the same bytes in its input and
+/// output, so that running in place needs no second copy.
+fn same_layout(compiled: &CompiledOperator) -> bool {
+    let desc = OperatorDesc::sign(
+        compiled.input_desc().clone(),
+        compiled.output_desc().clone(),
+    );
+    layout::Layouts::of(&desc).is_ok_and(|l| l.same_layout)
+}
+
+/// The first `min(len, span)` bytes of `view` from `at`, copied: what an execution
+/// reads of a tensor whose exact span is `span` (`None`: none fits, copy all).
+pub(crate) fn span_of(
+    view: &Uint8Array,
+    at: usize,
+    len: usize,
+    span: Option<u64>,
+    for_what: &str,
+) -> Result<Vec<u8>, JsValue> {
+    let mut bytes = error::zeroed(span_len(len, span), for_what)?;
+    copy_in(view, at, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// `view`'s bytes from its start, as many as `span` (all where it is shorter), copied.
+pub(crate) fn head_of(
+    view: &Uint8Array,
+    span: Option<u64>,
+    for_what: &str,
+) -> Result<Vec<u8>, JsValue> {
+    span_of(view, 0, view.length() as usize, span, for_what)
+}
+
+/// `min(len, span)` (`len` where there is no span).
+pub(crate) fn span_len(len: usize, span: Option<u64>) -> usize {
+    span.map_or(len, |span| {
+        usize::try_from(span).map_or(len, |span| span.min(len))
+    })
 }
 
 #[wasm_bindgen]
@@ -536,7 +592,10 @@ impl WebCompiledOperator {
     /// Runs with bindings into `buffers` (`Uint8Array`s; `memories[i]` identifies the
     /// `ArrayBuffer` of `buffers[i]`): `inputs` and `outputs` hold (buffer index,
     /// offset, size in bytes) triples, checked as `CompiledOperator::execute` checks
-    /// them (`bind`). Only the output elements' bytes change.
+    /// them (`bind`). The input binding's range is copied whole before anything is
+    /// written (so views of one memory that this cannot tell apart, such as two
+    /// `SharedArrayBuffer` objects of one shared memory, give the result of reading the
+    /// input first), and only the output elements' bytes are written.
     pub fn execute(
         &self,
         buffers: &JsValue,
@@ -559,24 +618,25 @@ impl WebCompiledOperator {
         let mut src = error::zeroed(input.len, "a copy of the input binding's range")?;
         copy_in(&input.view, input.at, &mut src)?;
         let one = |len: usize| [BufferBinding::new(0, 0, len as u64)];
-        if placement == Placement::InPlace {
+        if placement == Placement::InPlace && same_layout(c) {
             c.execute(
                 &mut [BufferRef::ReadWrite(&mut src)],
                 &one(input.len),
                 &one(output.len),
             )
             .map_err(|e| validation(&e))?;
-            return copy_out(&input.view, input.at, &src);
+            return write_elements(&output.view, output.at, c.output_desc(), &src);
         }
-        let mut dst = error::zeroed(output.len, "a copy of the output binding's range")?;
-        copy_in(&output.view, output.at, &mut dst)?;
+        // In place with layouts that differ runs from the copy of the input into a
+        // second one, so every allocation here is fallible.
+        let mut dst = error::zeroed(output.len, "the output binding's range")?;
         c.execute(
             &mut [BufferRef::ReadOnly(&src), BufferRef::ReadWrite(&mut dst)],
             &one(input.len),
             &[BufferBinding::new(1, 0, output.len as u64)],
         )
         .map_err(|e| validation(&e))?;
-        copy_out(&output.view, output.at, &dst)
+        write_elements(&output.view, output.at, c.output_desc(), &dst)
     }
 
     /// `CompiledOperator::execute_slices`: bytes starting at each tensor's base, each
@@ -585,26 +645,36 @@ impl WebCompiledOperator {
     #[wasm_bindgen(js_name = executeSlices)]
     pub fn execute_slices(&self, input: &JsValue, output: &JsValue) -> Result<(), JsValue> {
         let (input, output) = (view(input, "input")?, view(output, "output")?);
-        let mut src = error::zeroed(input.length() as usize, "a copy of the input")?;
-        copy_in(input, 0, &mut src)?;
-        let mut dst = error::zeroed(output.length() as usize, "a copy of the output")?;
-        copy_in(output, 0, &mut dst)?;
-        self.compiled
-            .execute_slices(&src, &mut dst)
+        let c = &self.compiled;
+        let src = head_of(
+            input,
+            c.input_desc().exact_span_in_bytes(),
+            "a copy of the input",
+        )?;
+        let out_len = span_len(
+            output.length() as usize,
+            c.output_desc().exact_span_in_bytes(),
+        );
+        let mut dst = error::zeroed(out_len, "the output's span")?;
+        c.execute_slices(&src, &mut dst)
             .map_err(|e| validation(&e))?;
-        copy_out(output, 0, &dst)
+        write_elements(output, 0, c.output_desc(), &dst)
     }
 
-    /// `CompiledOperator::execute_in_place_slice`: SIGN over `data`, which the output
-    /// replaces (`InPlaceUnsupported` for IS_INFINITY or layouts that differ).
+    /// `CompiledOperator::execute_in_place_slice`: SIGN over `data`, whose output
+    /// elements replace the input's (`InPlaceUnsupported` for IS_INFINITY or layouts
+    /// that differ); only the elements' bytes are written.
     #[wasm_bindgen(js_name = executeInPlace)]
     pub fn execute_in_place(&self, data: &JsValue) -> Result<(), JsValue> {
         let data = view(data, "data")?;
-        let mut bytes = error::zeroed(data.length() as usize, "a copy of the data")?;
-        copy_in(data, 0, &mut bytes)?;
-        self.compiled
-            .execute_in_place_slice(&mut bytes)
+        let c = &self.compiled;
+        let mut bytes = head_of(
+            data,
+            c.input_desc().exact_span_in_bytes(),
+            "a copy of the data",
+        )?;
+        c.execute_in_place_slice(&mut bytes)
             .map_err(|e| validation(&e))?;
-        copy_out(data, 0, &bytes)
+        write_elements(data, 0, c.output_desc(), &bytes)
     }
 }

@@ -31,9 +31,14 @@ fn variant<T: std::fmt::Debug>(value: &T) -> String {
         .collect()
 }
 
-/// A [`VALIDATION`] error with the Rust error's message, unchanged.
+/// A [`VALIDATION`] error with the Rust error's message, unchanged ([`OUT_OF_MEMORY`]
+/// for [`ewise_core::Error::OutOfMemory`]).
 pub fn validation(error: &ewise_core::Error) -> JsValue {
-    js_error(VALIDATION, &variant(error), &error.to_string())
+    let class = match error {
+        ewise_core::Error::OutOfMemory { .. } => OUT_OF_MEMORY,
+        _ => VALIDATION,
+    };
+    js_error(class, &variant(error), &error.to_string())
 }
 
 /// A GPU error: [`VALIDATION`] for a refused description or binding

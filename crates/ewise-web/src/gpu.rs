@@ -20,7 +20,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::array::{copy_in, data_type, infinity_mode, nan_policy, same_count, view};
-use crate::dml::{self, bind, policy_number, write_elements, Bound, WebDeviceOptions};
+use crate::dml::{self, bind, head_of, policy_number, span_len, span_of, write_elements};
+use crate::dml::{Bound, WebDeviceOptions};
 use crate::error::{self, argument, validation};
 
 /// The most input bytes one GPU execution of the array calls takes: larger arrays run
@@ -317,28 +318,6 @@ pub struct WebGpuCompiledOperator {
     compiled: GpuCompiledOperator,
 }
 
-/// The first `min(len, span)` bytes of `view` from `at`, copied: what an execution
-/// reads of a tensor whose exact span is `span` (`None`: none fits, copy all).
-fn span_of(
-    view: &Uint8Array,
-    at: usize,
-    len: usize,
-    span: Option<u64>,
-    for_what: &str,
-) -> Result<Vec<u8>, JsValue> {
-    let len = span.map_or(len, |span| {
-        usize::try_from(span).map_or(len, |span| span.min(len))
-    });
-    let mut bytes = error::zeroed(len, for_what)?;
-    copy_in(view, at, &mut bytes)?;
-    Ok(bytes)
-}
-
-/// `view`'s bytes from its start, as many as `span` (all where it is shorter), copied.
-fn head_of(view: &Uint8Array, span: Option<u64>, for_what: &str) -> Result<Vec<u8>, JsValue> {
-    span_of(view, 0, view.length() as usize, span, for_what)
-}
-
 #[wasm_bindgen]
 impl WebGpuCompiledOperator {
     /// `ELEMENT_WISE_SIGN` or `ELEMENT_WISE_IS_INFINITY`.
@@ -388,13 +367,7 @@ impl WebGpuCompiledOperator {
             in_span,
             "a copy of the input",
         )?;
-        let mut dst = span_of(
-            &output.view,
-            output.at,
-            output.len,
-            out_span,
-            "a copy of the output",
-        )?;
+        let mut dst = error::zeroed(span_len(output.len, out_span), "the output's span")?;
         let compiled = c.clone();
         Ok(future_to_promise(async move {
             compiled
@@ -423,11 +396,11 @@ impl WebGpuCompiledOperator {
             c.input_desc().exact_span_in_bytes(),
             "a copy of the input",
         )?;
-        let mut dst = head_of(
-            &output,
+        let out_len = span_len(
+            output.length() as usize,
             c.output_desc().exact_span_in_bytes(),
-            "a copy of the output",
-        )?;
+        );
+        let mut dst = error::zeroed(out_len, "the output's span")?;
         let compiled = c.clone();
         Ok(future_to_promise(async move {
             compiled

@@ -14,12 +14,13 @@
 //!
 //! Memory: the array exports copy the caller's elements in chunks of at most
 //! `array::CHUNK_BYTES` (1 MiB) of input, so the module's memory does not grow with the
-//! arrays (except where an output starts inside its input: that input is copied whole
-//! first); the DirectML-style `execute` copies the two bound ranges; the GPU device's
-//! array calls copy the whole input and output, and its DirectML-style executions the
-//! exact spans of the two tensors (and, for an output with bytes between its elements,
-//! its span once more when the GPU is done). Each allocation that cannot be had is an
-//! `OutOfMemoryError`, never a trap.
+//! arrays (except where an output starts inside its input, or both are views of
+//! `SharedArrayBuffer` objects, which may be one memory: that input is copied whole
+//! first); the DirectML-style `execute` holds the two bound ranges (in place, one, or
+//! two where the layouts differ); the GPU device's array calls copy the whole input and
+//! output, and its DirectML-style executions hold the exact spans of the two tensors.
+//! Executions write only the output elements' bytes, a contiguous run at a time. Each
+//! allocation that cannot be had is an `OutOfMemoryError`, never a trap.
 #![cfg(target_arch = "wasm32")]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
