@@ -80,7 +80,8 @@ export interface IsInfinityOptions {
 /**
  * The sign of each element: -1, +0 or +1 of `x`'s type (+0 for -0; NaN as `nan` says;
  * the most negative integer gives -1). Returns `options.out` or a new array of `x`'s
- * type.
+ * type. However `out` overlaps `x` (in one buffer, or in two SharedArrayBuffer objects
+ * of one memory), the result is that of reading all of `x` first.
  */
 export function sign<T extends SignArray>(x: T, options?: SignOptions<T>): T;
 
@@ -238,7 +239,9 @@ export class CompiledOperator {
   readonly operatorType: "ELEMENT_WISE_SIGN" | "ELEMENT_WISE_IS_INFINITY";
   /** Runs with exactly one input and one output binding, checked as DirectML checks
    * them; buffers over one ArrayBuffer are one memory (identical ranges run in place,
-   * other overlaps are hazards). */
+   * other overlaps are hazards); over two SharedArrayBuffer objects, which may be one
+   * memory, the input is read whole before any output is written. Only the output
+   * elements' bytes are written. */
   execute(
     buffers: readonly BufferSourceLike[],
     inputs: readonly BufferBinding[],

@@ -900,8 +900,10 @@ export class CompiledOperator {
    * Runs with one input and one output binding into `buffers` (ArrayBuffers, typed
    * arrays or DataViews: a binding's offset counts from the view's first byte), checked
    * as DirectML checks them. Buffers over one ArrayBuffer are one memory: identical
-   * ranges run in place (SIGN), other overlaps are hazards. Only output elements' bytes
-   * are written.
+   * ranges run in place (SIGN), other overlaps are hazards. Two SharedArrayBuffer
+   * objects may be one memory without JavaScript knowing: the input binding's range is
+   * copied whole before any output is written. Only output elements' bytes are
+   * written; a copy that cannot be allocated is an OutOfMemoryError.
    */
   execute(buffers, inputs, outputs) {
     const what = "CompiledOperator.execute";
