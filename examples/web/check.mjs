@@ -61,7 +61,9 @@ function firstDifference(a, b) {
  * Chromium with WebGPU), loads a malformed file and a float32 .npy written into
  * `outDir`, runs SIGN and IS_INFINITY on the WebAssembly CPU and on WebGPU, checks the
  * counts shown and the downloaded .npy bytes against results computed here, runs the
- * timing panel on 4096 elements, and saves `${outDir}/ewise-web-page.png`. Throws an
+ * timing panel on 4096 elements, and saves `${outDir}/ewise-web-page.png`; then a file
+ * whose shape has a dimension past 2^53 must be refused and take the last result off
+ * the page. Throws an
  * Error naming the first failure (console errors and page errors included); returns a
  * one-line summary.
  */
@@ -197,6 +199,12 @@ export default async function check({ browser, baseUrl, outDir }) {
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(outDir, "ewise-web-page.png"), fullPage: true });
+
+    await upload("ewise-web-huge-dimension.npy", npyFile("<f4", [0n, 2n ** 53n + 1n], false, new Float32Array(0)));
+    const huge = await text("#input-message");
+    if (!huge.includes("dimension 1 has 9007199254740993 elements")) fail(`a shape (0, 2^53 + 1) gave the message ${JSON.stringify(huge)}`);
+    const shown = await page.$eval("#result", (el) => !el.hidden);
+    if (shown || (await text("#run-message")) !== "") fail("after a refused file, the previous file's result is still on the page");
     if (problems.length > 0) fail(problems.join("; "));
     const rate = Object.fromEntries(timing.map((t) => [t.method, t.gbps.toFixed(2)]));
     return `examples/web: ${done.length} runs (${done.join("; ")}) shown and downloaded bit-exact, malformed files refused with messages, timing on 4096 float32 in GB/s: wasm ${rate.wasm}, WebGPU ${rate.webgpu}, JS ${rate.js}, copy ${rate.copy} (adapter ${adapter})`;

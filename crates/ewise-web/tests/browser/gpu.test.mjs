@@ -99,3 +99,25 @@ test("bad arguments on the GPU: the CPU's typed errors, and the device keeps wor
   await assert.rejects(() => gpu.sign([1, 2, 3]), ewise.ArgumentError);
   assert.sameBytes(await gpu.sign(new Float32Array([-2, 0, 3])), new Float32Array([-1, 0, 1]));
 });
+
+test("memory that shrinks or is transferred while the GPU runs: an ArgumentError, nothing written", async () => {
+  const x = new Float32Array([-2, 0, 3, NaN]);
+  const memory = new ArrayBuffer(16, { maxByteLength: 32 });
+  const out = new Float32Array(memory);
+  out.fill(7);
+  const shrunk = gpu.sign(x, { out });
+  memory.resize(8);
+  await assert.rejects(() => shrunk, (e) => e instanceof ewise.ArgumentError && e.kind === "options.out" && /shrank or was detached \(transferred\) while the GPU ran: it holds 0 of the 16 bytes/.test(e.message), "a length-tracking out shrunk");
+  assert.sameBytes(out, new Float32Array([7, 7]), "nothing written");
+  const flags = new Uint8Array(4);
+  const transferred = gpu.isInfinity(x, { out: flags });
+  structuredClone(flags.buffer, { transfer: [flags.buffer] });
+  await assert.rejects(() => transferred, (e) => e instanceof ewise.ArgumentError && e.kind === "options.out", "a transferred out");
+  const t = ewise.tensorDesc("FLOAT32", [4]);
+  const op = gpu.createOperator(ewise.OperatorDesc.sign(t, t)).compile();
+  const bound = new ArrayBuffer(32, { maxByteLength: 32 });
+  const execution = op.execute([bound], [{ buffer: 0, offset: 0, sizeInBytes: 16 }], [{ buffer: 0, offset: 16, sizeInBytes: 16 }]);
+  bound.resize(16);
+  await assert.rejects(() => execution, (e) => e instanceof ewise.EwiseError, "a bound buffer shrunk");
+  assert.sameBytes(await gpu.sign(new Float32Array([-2, 0, 3])), new Float32Array([-1, 0, 1]), "the device keeps working");
+});
