@@ -519,11 +519,24 @@ const INFINITY_MODES = ["EITHER", "POSITIVE", "NEGATIVE", "NEITHER"];
 const U32 = 0xffffffff;
 const U64 = (1n << 64n) - 1n;
 
+/** The most entries of a list (sizes, strides, bindings, buffers, feature levels) and
+ * characters of a feature level one call takes (of all its feature levels: four times
+ * that): they are copied into the module's memory by wasm-bindgen, whose allocation
+ * traps where it fails, so they are bounded before they cross. */
+const MAX_ENTRIES = 1 << 20;
+
+function tooMany(n, argument, what, unit) {
+  if (n > MAX_ENTRIES) {
+    throw argumentError(argument, `${what}: ${argument} has ${n} ${unit}, more than the ${MAX_ENTRIES} one call takes`);
+  }
+}
+
 function u32List(v, argument, what, optional) {
   if (optional && (v === undefined || v === null)) return undefined;
   if (!Array.isArray(v) && !ArrayBuffer.isView(v)) {
     throw argumentError(argument, `${what}: ${argument} must be an array of integers from 0 to ${U32}; got ${describe(v)}`);
   }
+  tooMany(Array.isArray(v) ? v.length : slot(TA_LENGTH, v) ?? 0, argument, what, "entries");
   let list;
   try {
     list = Array.from(v);
@@ -571,6 +584,7 @@ function levelText(v, argument, what) {
   if (typeof v !== "string") {
     throw argumentError(argument, `${what}: ${argument} must be a feature level such as "6_4", "6.4" or 0x6400; got ${showValue(v)}`);
   }
+  tooMany(v.length, argument, what, "characters");
   return v;
 }
 
@@ -675,7 +689,12 @@ function checkLevels(device, levels, what) {
   if (!Array.isArray(levels)) {
     throw argumentError("levels", `${what}: levels must be an array of feature levels; got ${describe(levels)}`);
   }
+  tooMany(levels.length, "levels", what, "entries");
   const texts = levels.map((l, i) => levelText(l, `levels[${i}]`, what));
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  if (chars > 4 * MAX_ENTRIES) {
+    throw argumentError("levels", `${what}: levels have ${chars} characters in all, more than the ${4 * MAX_ENTRIES} one call takes`);
+  }
   return call(() => device.checkFeatureLevels(texts)) ?? null;
 }
 
@@ -852,6 +871,7 @@ function flatBindings(list, argument, what) {
   if (!Array.isArray(list)) {
     throw argumentError(argument, `${what}: ${argument} must be an array of bindings { buffer, offset, sizeInBytes }; got ${describe(list)}`);
   }
+  tooMany(list.length, argument, what, "bindings");
   const flat = [];
   for (let i = 0; i < list.length; i++) {
     const b = list[i];
@@ -874,6 +894,7 @@ function executeArgs(buffers, inputs, outputs, what) {
   if (!Array.isArray(buffers)) {
     throw argumentError("buffers", `${what}: buffers must be an array of ArrayBuffers or typed arrays; got ${describe(buffers)}`);
   }
+  tooMany(buffers.length, "buffers", what, "entries");
   const views = [];
   for (let i = 0; i < buffers.length; i++) views.push(bufferMemory(buffers[i], `buffers[${i}]`, what));
   const memories = Uint32Array.from(views, (v) => views.findIndex((w) => w.buffer === v.buffer));

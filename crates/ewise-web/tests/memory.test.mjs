@@ -85,3 +85,32 @@ test("sign and isInfinity with an out that starts inside x, at 4 GiB - 16 bytes"
   outOfMemory(() => ewise.isInfinity(new Float32Array(memory, 0, n), { out: new Uint8Array(memory, 1, n) }), "isInfinity");
   assert.ok(untouched(new Uint8Array(memory)));
 });
+
+test("lists and feature levels that would be copied into the module are bounded: ArgumentError, at once", () => {
+  const { ArgumentError } = ewise;
+  const refused = (f, argument, label, text = /more than the 1048576 one call takes/) => {
+    let caught;
+    try {
+      f();
+    } catch (e) {
+      caught = e;
+    }
+    assert.ok(caught instanceof ArgumentError, `${label}: ${caught?.name}: ${caught?.message}`);
+    assert.equal(caught.kind, argument, label);
+    assert.match(caught.message, text, label);
+  };
+  const long = new Uint32Array(2 ** 28);
+  refused(() => tensorDesc("FLOAT32", long), "desc.sizes", "sizes");
+  refused(() => tensorDesc("FLOAT32", [4], long), "desc.strides", "strides");
+  refused(() => new Device({ featureLevel: "6".repeat(2 ** 21) }), "options.featureLevel", "featureLevel");
+  const device = new Device();
+  refused(() => device.checkFeatureLevels(new Array(2 ** 20 + 1).fill("6_4")), "levels", "levels");
+  refused(() => device.checkFeatureLevels(new Array(5).fill("1".repeat(2 ** 20))), "levels", "levels' characters", /more than the 4194304 one call takes/);
+  const t = tensorDesc("FLOAT32", [4]);
+  const op = device.createOperator(OperatorDesc.sign(t, t)).compile();
+  const b = new Float32Array(4);
+  const many = new Array(2 ** 20 + 1).fill(bind(0, 0, 16));
+  refused(() => op.execute([b], many, [bind(0, 0, 16)]), "inputs", "inputs");
+  refused(() => op.execute(new Array(2 ** 20 + 1).fill(b), [bind(0, 0, 16)], [bind(0, 0, 16)]), "buffers", "buffers");
+  stillWorks("bounded lists");
+});
