@@ -249,7 +249,8 @@ pub enum Error {
     },
     /// External tensor data that ewise will not read: its location leaves the model's
     /// directory, passes through a symbolic link, or names something other than a
-    /// regular file. Nothing was read from it.
+    /// regular file; or, opened again after the load, it is no longer the file the load
+    /// checked ([`Refusal::Changed`]). Nothing was read from it.
     #[error("external data location {location:?} of tensor {tensor:?} {reason}; ewise reads only regular files inside the model's directory")]
     ExternalDataRefused {
         /// The tensor's name.
@@ -260,8 +261,8 @@ pub enum Error {
         reason: Refusal,
     },
     /// External tensor data read after the load (a model loaded with
-    /// [`crate::ExternalData::Deferred`]) whose file, kept open since the load, no
-    /// longer holds the tensor's range: another program shrank it. Nothing past the
+    /// [`crate::ExternalData::Deferred`]) whose file, read through a handle open since
+    /// the load, no longer holds the tensor's range: another program shrank it. Nothing past the
     /// file's new end was read.
     #[error("external data location {location:?} of tensor {tensor:?} shrank after the model was loaded: the tensor needs bytes {offset} to {} of the file ({len} bytes), but it now holds {size} bytes", offset.saturating_add(*len))]
     ExternalDataTruncated {
@@ -390,6 +391,11 @@ pub enum Refusal {
         /// What it is instead.
         kind: FileKind,
     },
+    /// The data file, opened again to be read after the load (a model loaded with
+    /// [`crate::ExternalData::Deferred`] keeps a bounded number of files open), is not
+    /// the file the load checked: another file, or the same one with another size or
+    /// modification time.
+    Changed,
 }
 
 /// The kinds of file that are not regular files, as [`Refusal::NotRegularFile`] names
@@ -441,6 +447,9 @@ impl std::fmt::Display for Refusal {
                 kind: FileKind::Other,
             } => f.write_str("is not a regular file"),
             Refusal::NotRegularFile { kind } => write!(f, "is {kind}"),
+            Refusal::Changed => f.write_str(
+                "is no longer the file the model was loaded with (it was replaced, resized or modified since)",
+            ),
         }
     }
 }

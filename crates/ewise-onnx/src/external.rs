@@ -1,17 +1,17 @@
 //! External tensor data: where a `TensorProto`'s `external_data` entries say its bytes
 //! are ([`Location`]), and the [`Reader`] that opens them for one load, confined to the
 //! model's directory, then either reads each byte range once ([`Reader::read`]) or
-//! keeps the file open and describes the range ([`Reader::describe`], an [`Extent`])
-//! for positioned reads later, chunk by chunk.
+//! describes the range ([`Reader::describe`], an [`Extent`]) for positioned reads
+//! later, chunk by chunk, through a [`DataFile`] (a bounded number kept open).
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
-use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Refusal, Result};
 use crate::files::{self, FileId, OpenError, Opened, ReadError};
+use crate::handles::DataFile;
 use crate::proto::TensorProto;
 
 /// Where an external tensor's bytes are, as its `external_data` entries say, checked
@@ -93,12 +93,13 @@ impl<'a> Location<'a> {
 }
 
 /// A byte range of an external data file, checked when the model was loaded (the file
-/// then held it) and read later through the handle the load opened: the file is never
-/// opened again by path, so a link or another file put in its place afterwards is
-/// never read.
+/// then held it) and read later through the handle the load opened or, once that was
+/// closed, one opened again as the load opened it and checked to be the same file
+/// ([`DataFile::handle`]): a link or another file put in its place afterwards is never
+/// read.
 #[derive(Debug)]
 pub(crate) struct Extent {
-    file: Arc<File>,
+    file: Arc<DataFile>,
     /// The path the file was opened by, for errors of the operating system.
     path: PathBuf,
     /// The location, as the model gives it.
@@ -112,8 +113,9 @@ impl Extent {
     /// (little-endian), by positioned reads, for the tensor named `tensor`.
     ///
     /// Errors: bytes beyond the range are [`Error::InvalidChunk`]; a file that now ends
-    /// before them (shrunk since the load) is [`Error::ExternalDataTruncated`]; other
-    /// failures of the read are [`Error::Io`] naming the file.
+    /// before them (shrunk since the load) is [`Error::ExternalDataTruncated`]; a file
+    /// opened again that is refused, or is no longer the one the load checked, is
+    /// [`Error::ExternalDataRefused`]; other failures are [`Error::Io`] naming the file.
     pub fn read_at(&self, tensor: &str, start: usize, out: &mut [u8]) -> Result<()> {
         let end = start.checked_add(out.len());
         if end.is_none_or(|end| end > self.len) {
@@ -126,9 +128,13 @@ impl Extent {
             });
         }
         let at = self.offset + start as u64;
-        files::read_exact_at(&self.file, out, at).map_err(|source| {
+        let file = self
+            .file
+            .handle()
+            .map_err(|e| open_error(tensor, &self.location, &self.path, e))?;
+        files::read_exact_at(&file, out, at).map_err(|source| {
             if source.kind() == std::io::ErrorKind::UnexpectedEof {
-                self.truncated(tensor)
+                self.truncated(tensor, &file)
             } else {
                 Error::Io {
                     path: self.path.clone(),
@@ -155,15 +161,30 @@ impl Extent {
         Ok(data)
     }
 
-    /// The error for a file that ended before the range: its size now, from the handle.
-    fn truncated(&self, tensor: &str) -> Error {
+    /// The error for a file that ended before the range: its size now, from `file`.
+    fn truncated(&self, tensor: &str, file: &std::fs::File) -> Error {
         Error::ExternalDataTruncated {
             tensor: tensor.to_string(),
             location: self.location.clone(),
             offset: self.offset,
             len: self.len as u64,
-            size: self.file.metadata().map_or(0, |m| m.len()),
+            size: file.metadata().map_or(0, |m| m.len()),
         }
+    }
+}
+
+/// The error of opening `location` (opened by `path`) for the tensor named `tensor`.
+fn open_error(tensor: &str, location: &str, path: &Path, e: OpenError) -> Error {
+    match e {
+        OpenError::Refused(reason) => Error::ExternalDataRefused {
+            tensor: tensor.to_string(),
+            location: location.to_string(),
+            reason,
+        },
+        OpenError::Io(source) => Error::Io {
+            path: path.to_path_buf(),
+            source,
+        },
     }
 }
 
@@ -171,15 +192,17 @@ impl Extent {
 /// directory with [`files::open_confined`] (no symbolic links, regular files only) and
 /// the claimed range is checked against the file's size. [`Reader::read`] then reads
 /// it, allocating fallibly, a range of a file read already (the same file, offset and
-/// length) shared, not read again; [`Reader::describe`] keeps the file open instead
-/// (one handle per file) and returns the range as an [`Extent`], one per range.
+/// length) shared, not read again; [`Reader::describe`] keeps the file instead (one
+/// [`DataFile`] per file, its handle among a bounded number kept open) and returns the
+/// range as an [`Extent`], one per range. At most one file is open at a time beyond
+/// those [`DataFile`]s keep, however many files the model names.
 #[derive(Debug)]
 pub(crate) struct Reader<'a> {
     base: Option<&'a Path>,
     files: Vec<PathBuf>,
     opened: HashSet<FileId>,
     ranges: HashMap<(FileId, u64, usize), Arc<Vec<u8>>>,
-    handles: HashMap<FileId, Arc<File>>,
+    data_files: HashMap<FileId, Arc<DataFile>>,
     extents: HashMap<(FileId, u64, usize), Arc<Extent>>,
     reads: usize,
 }
@@ -193,7 +216,7 @@ impl<'a> Reader<'a> {
             files: Vec::new(),
             opened: HashSet::new(),
             ranges: HashMap::new(),
-            handles: HashMap::new(),
+            data_files: HashMap::new(),
             extents: HashMap::new(),
             reads: 0,
         }
@@ -204,27 +227,13 @@ impl<'a> Reader<'a> {
     /// the tensor, the location and the reason.
     fn open(&mut self, tensor: &str, location: &Location<'_>) -> Result<(Opened, PathBuf)> {
         let text = location.text;
-        let base = self.base.ok_or_else(|| Error::InvalidTensor {
-            name: tensor.to_string(),
-            reason: format!(
-                "external data location {text:?} needs the model's directory, but none was given"
-            ),
-        })?;
+        let base = self.base(tensor, text)?;
         let path = location
             .components
             .iter()
             .fold(base.to_path_buf(), |path, c| path.join(c));
-        let opened = match files::open_confined(base, &location.components) {
-            Ok(opened) => opened,
-            Err(OpenError::Refused(reason)) => {
-                return Err(Error::ExternalDataRefused {
-                    tensor: tensor.to_string(),
-                    location: text.to_string(),
-                    reason,
-                })
-            }
-            Err(OpenError::Io(source)) => return Err(Error::Io { path, source }),
-        };
+        let opened = files::open_confined(base, &location.components)
+            .map_err(|e| open_error(tensor, text, &path, e))?;
         let (offset, len) = (location.offset, location.len);
         let end = u64::try_from(len).ok().and_then(|n| offset.checked_add(n));
         if end.is_none_or(|end| end > opened.len) {
@@ -240,6 +249,17 @@ impl<'a> Reader<'a> {
             self.files.push(path.clone());
         }
         Ok((opened, path))
+    }
+
+    /// The model's directory, which the location `text` of the tensor named `tensor`
+    /// needs; an error if none was given.
+    fn base(&self, tensor: &str, text: &str) -> Result<&'a Path> {
+        self.base.ok_or_else(|| Error::InvalidTensor {
+            name: tensor.to_string(),
+            reason: format!(
+                "external data location {text:?} needs the model's directory, but none was given"
+            ),
+        })
     }
 
     /// The little-endian bytes at `location`, for the tensor named `tensor` (named in
@@ -268,19 +288,21 @@ impl<'a> Reader<'a> {
     }
 
     /// The range at `location`, for the tensor named `tensor`, opened and checked as
-    /// [`Reader::read`] does but not read: the file stays open (the first handle opened
-    /// to it, whatever location names it) and the range is returned for positioned reads
-    /// later. One range (file, offset, length) named many times gives one [`Extent`].
+    /// [`Reader::read`] does but not read: the file is kept as a [`DataFile`] (the first
+    /// handle opened to it and the way it was reached, whatever location names it later)
+    /// and the range is returned for positioned reads later. One range (file, offset,
+    /// length) named many times gives one [`Extent`].
     pub fn describe(&mut self, tensor: &str, location: &Location<'_>) -> Result<Arc<Extent>> {
         let (opened, path) = self.open(tensor, location)?;
         let key = (opened.id.clone(), location.offset, location.len);
         if let Some(extent) = self.extents.get(&key) {
             return Ok(Arc::clone(extent));
         }
+        let base = self.base(tensor, location.text)?;
         let file = Arc::clone(
-            self.handles
-                .entry(opened.id)
-                .or_insert_with(|| Arc::new(opened.file)),
+            self.data_files
+                .entry(opened.id.clone())
+                .or_insert_with(|| Arc::new(DataFile::new(base, &location.components, opened))),
         );
         let extent = Arc::new(Extent {
             file,

@@ -7,8 +7,8 @@
 //!   model's directory through plain directories, following no symbolic link at any
 //!   step, so a link swapped in after a check is refused rather than followed.
 //! - [`read_range`] reads a byte range, allocating fallibly; [`read_exact_at`] fills a
-//!   buffer with a positioned read, for data read chunk by chunk through a handle kept
-//!   open since the load.
+//!   buffer with a positioned read, for data read chunk by chunk after the load
+//!   (through the handles of `crate::handles`).
 //!
 //! On Unix the confined open walks the location one component at a time with `openat`
 //! relative to the previous directory's descriptor, each directory opened with
@@ -22,6 +22,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::time::SystemTime;
 
 use crate::error::{Error, FileKind, Refusal};
 
@@ -35,12 +36,14 @@ type Identity = (u64, u64);
 #[cfg(not(unix))]
 type Identity = std::path::PathBuf;
 
-/// A regular file opened for reading, with its size and identity at the time of opening.
+/// A regular file opened for reading, with its size, identity and modification time at
+/// the time of opening (the time where the platform reports one).
 #[derive(Debug)]
 pub(crate) struct Opened {
     pub file: File,
     pub len: u64,
     pub id: FileId,
+    pub modified: Option<SystemTime>,
 }
 
 /// Why [`open_confined`] opened nothing.
@@ -362,6 +365,7 @@ mod imp {
         Ok(Opened {
             len: metadata.len(),
             id: FileId((metadata.dev(), metadata.ino())),
+            modified: metadata.modified().ok(),
             file,
         })
     }
@@ -487,6 +491,7 @@ mod imp {
         Ok(Opened {
             len: metadata.len(),
             id: FileId(canonical),
+            modified: metadata.modified().ok(),
             file,
         })
     }

@@ -77,6 +77,7 @@ mod exec;
 mod external;
 mod files;
 mod graph;
+mod handles;
 mod model;
 pub mod opset;
 pub mod proto;

@@ -28,16 +28,21 @@ pub enum ExternalData {
     /// closed when the load returns.
     #[default]
     Read,
-    /// Not read by the load: each file is kept open, by the handle the load opened, for
-    /// as long as the model (or a [`Streaming`] plan of it) lives, and each range is read
-    /// when a run needs it, with positioned reads through that handle (the file is
-    /// never opened again by path). [`Streaming::read_initializer`] reads such a source
-    /// chunk by chunk, in memory bounded by the chunks; [`Model::run`] reads the ranges
-    /// it needs whole, per run. A file shrunk after the load so that it no longer holds
-    /// a range is [`Error::ExternalDataTruncated`] when that range is read; other
-    /// changes to the file show in the bytes read. One descriptor stays open per file:
-    /// a model naming more files than the process may open fails to load, with an
-    /// [`Error::Io`] naming the first file that could not be opened.
+    /// Not read by the load: each file the load opened and checked is kept for as long
+    /// as the model (or a [`Streaming`] plan of it) lives, and each range is read when
+    /// a run needs it, with positioned reads through a handle to that file. At most a
+    /// few dozen handles stay open in the whole process, however many files models
+    /// name: the least recently used is closed, and a file whose handle was closed is
+    /// opened again when it is read, confined as the load opened it, and read only if
+    /// it is still the file the load checked (the same identity, size and modification
+    /// time), else [`Error::ExternalDataRefused`] with [`crate::Refusal::Changed`] (a
+    /// link in its place is [`crate::Refusal::SymbolicLink`]; a file removed,
+    /// [`Error::Io`]). [`Streaming::read_initializer`] reads such a source chunk by
+    /// chunk, in memory bounded by the chunks; [`Model::run`] reads the ranges it needs
+    /// whole, per run. A file whose handle is open and that was shrunk after the load so
+    /// that it no longer holds a range is [`Error::ExternalDataTruncated`] when that
+    /// range is read; other changes to a file whose handle is open show in the bytes
+    /// read.
     Deferred,
 }
 
@@ -189,7 +194,7 @@ impl Model {
     }
 
     /// The external data files this load read (with [`ExternalData::Deferred`]: opened
-    /// and keeps open for runs to read), each once, in the order first opened:
+    /// and checked for runs to read), each once, in the order first opened:
     /// `base_dir` joined with each location's components (`.` left out), the path it
     /// was opened by. Two locations naming one file (e.g. through a hard link) give one
     /// entry, under the first one's path, so compare file identities rather than paths.

@@ -3,8 +3,10 @@
 //! never blocks, claimed sizes are checked and allocated fallibly, initializers no run
 //! reads are never read, and one byte range named many times is read once. A load that
 //! leaves the data in its files ([`ExternalData::Deferred`]) refuses the same models,
-//! reads only what is asked for through the handles it opened (never the path again),
-//! and reports a file shrunk after it as a typed error.
+//! reads only what is asked for through the handles it opened or, beyond the few it
+//! keeps open, files opened again and checked to be the ones it opened (hundreds of data
+//! files run under a limit of 64 open files), and reports a file shrunk or replaced
+//! after it as a typed error.
 //!
 //! Every bad thing is made for real: symbolic links, FIFOs, sparse files of 1 TiB.
 //! Cases that must not abort on a failed allocation run in a child process (this test
@@ -1008,6 +1010,119 @@ fn a_data_file_shrunk_after_a_deferred_load_is_a_typed_error() {
         matches!(err, Error::ExternalDataTruncated { size: 40, .. }),
         "{err}"
     );
+}
+
+/// How many data files [`one_file_per_tensor`] writes: far more than a process may
+/// hold open under the limit of [`hundreds_of_data_files_load_and_run_under_a_64_file_limit`].
+const MANY_FILES: usize = 300;
+
+/// The bytes of initializer `w<i>` of [`one_file_per_tensor`].
+fn many_bytes(i: usize) -> [u8; 3] {
+    [(i % 256) as u8, 0, 200]
+}
+
+/// Sign of each of [`MANY_FILES`] uint8 initializers `w<i>`, each in a file of its own,
+/// `w<i>.bin` (as ONNX's `save_as_external_data(all_tensors_to_one_file=False)` stores
+/// tensors), written into `dir`.
+fn one_file_per_tensor(dir: &Path) -> ModelProto {
+    let used = (0..MANY_FILES)
+        .map(|i| {
+            let location = format!("w{i}.bin");
+            std::fs::write(dir.join(&location), many_bytes(i)).unwrap();
+            external(&format!("w{i}"), 3, &location, 0)
+        })
+        .collect();
+    sign_of_each(used, vec![])
+}
+
+#[test]
+#[cfg(unix)]
+fn hundreds_of_data_files_load_and_run_under_a_64_file_limit() {
+    let name = "hundreds_of_data_files_load_and_run_under_a_64_file_limit";
+    if !is_child(name) {
+        return run_child(name, None);
+    }
+    let limit = rustix::process::Rlimit {
+        current: Some(64),
+        maximum: Some(64),
+    };
+    rustix::process::setrlimit(rustix::process::Resource::Nofile, limit).unwrap();
+    let t = tree();
+    let m = one_file_per_tensor(&t.model_dir);
+    let read = load_in(&t.model_dir, &m).unwrap();
+    let deferred = load_deferred(&t.model_dir, &m).unwrap();
+    assert_eq!(deferred.data_files().len(), MANY_FILES);
+    let none = || Vec::<(String, Tensor)>::new();
+    let y = deferred.run(none()).unwrap();
+    assert_eq!(y, read.run(none()).unwrap());
+    for (i, (name, tensor)) in y.iter().enumerate() {
+        assert_eq!(*name, format!("y_w{i}"));
+        assert_eq!(tensor.data, [u8::from(i % 256 != 0), 0, 1], "{name}");
+    }
+    let streaming = deferred.streaming(&[]).unwrap();
+    for _ in 0..2 {
+        for (s, source) in streaming.sources().iter().enumerate() {
+            let i: usize = source.name[1..].parse().unwrap();
+            assert_eq!(read_source(&streaming, s, 0, 3), many_bytes(i));
+        }
+    }
+}
+
+#[test]
+fn a_data_file_replaced_after_its_handle_was_closed_is_refused() {
+    let t = tree();
+    let m = one_file_per_tensor(&t.model_dir);
+    let model = load_deferred(&t.model_dir, &m).unwrap();
+    // w0 and w1 were opened first of 300 files; the load has closed their handles since.
+    let replacement = t.model_dir.join("replacement.bin");
+    std::fs::write(&replacement, &SECRET[..3]).unwrap();
+    std::fs::rename(&replacement, t.model_dir.join("w1.bin")).unwrap();
+    let test = "a_data_file_replaced_after_its_handle_was_closed_is_refused";
+    let w0 = t.model_dir.join("w0.bin");
+    std::fs::remove_file(&w0).unwrap();
+    let linked = link_file(test, t.outside.join("secret.bin"), &w0);
+    let streaming = model.streaming(&[]).unwrap();
+    let source = |name: &str| {
+        streaming
+            .sources()
+            .iter()
+            .position(|s| s.name == name)
+            .unwrap()
+    };
+    let mut out = [0xA5u8; 3];
+    let err = streaming
+        .read_initializer(source("w1"), 0, &mut out)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ExternalDataRefused { tensor, location, reason: Refusal::Changed }
+            if tensor == "w1" && location == "w1.bin"),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "external data location \"w1.bin\" of tensor \"w1\" is no longer the file the model \
+         was loaded with (it was replaced, resized or modified since); ewise reads only regular \
+         files inside the model's directory"
+    );
+    if linked {
+        let err = streaming
+            .read_initializer(source("w0"), 0, &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::ExternalDataRefused {
+                    reason: Refusal::SymbolicLink,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+    assert_eq!(out, [0xA5; 3], "nothing was read");
+    assert_eq!(read_source(&streaming, source("w2"), 0, 3), many_bytes(2));
+    let err = model.run(Vec::<(String, Tensor)>::new()).unwrap_err();
+    assert!(matches!(err, Error::ExternalDataRefused { .. }), "{err}");
 }
 
 /// float32 `x` (a graph input whose default is external) and `w` (an initializer

@@ -500,16 +500,19 @@ impl Streaming {
     /// some `n`: `out` holds `n` whole elements, which it receives packed, in native
     /// byte order, ready for [`Streaming::run_chunk`]. Bytes in memory are copied;
     /// external data a [`crate::ExternalData::Deferred`] load left in its file is read
-    /// with one positioned read through the handle the load opened and kept (never by
-    /// path again), so a source of any size streams in memory bounded by the chunks
-    /// asked for, and chunks may be read in any order, from several threads.
+    /// with one positioned read through a handle to the file the load opened (that
+    /// handle, or, where it was closed, one opened again and checked to be the same
+    /// file: see [`crate::ExternalData::Deferred`]), so a source of any size streams in
+    /// memory bounded by the chunks asked for, and chunks may be read in any order,
+    /// from several threads.
     ///
     /// Errors: a source index out of range, a [`SourceKind::Input`], bytes that are
     /// not whole elements or elements beyond the source are [`Error::InvalidChunk`],
     /// with nothing read; a file that was shrunk after the load so that it no longer
     /// holds the elements is [`Error::ExternalDataTruncated`] (naming the tensor, its
-    /// range and the file's size now); other read failures are [`Error::Io`] naming
-    /// the file.
+    /// range and the file's size now); a file opened again that is not the one the
+    /// load checked is [`Error::ExternalDataRefused`]; other read failures are
+    /// [`Error::Io`] naming the file.
     pub fn read_initializer(&self, source: usize, start: usize, out: &mut [u8]) -> Result<()> {
         let Some(src) = self.sources.get(source) else {
             return Err(invalid(format!(
