@@ -42,10 +42,15 @@ pub fn validation(error: &ewise_core::Error) -> JsValue {
 }
 
 /// A GPU error: [`VALIDATION`] for a refused description or binding
-/// ([`ewise_gpu::GpuError::Op`]), else [`GPU`] with the variant in `kind`.
+/// ([`ewise_gpu::GpuError::Op`]), [`OUT_OF_MEMORY`] for host memory that could not be
+/// allocated ([`ewise_gpu::GpuError::OutOfHostMemory`]), else [`GPU`], with the variant
+/// in `kind`.
 pub fn gpu(error: &ewise_gpu::GpuError) -> JsValue {
     match error {
         ewise_gpu::GpuError::Op(e) => validation(e),
+        e @ ewise_gpu::GpuError::OutOfHostMemory { .. } => {
+            js_error(OUT_OF_MEMORY, &variant(e), &e.to_string())
+        }
         other => js_error(GPU, &variant(other), &other.to_string()),
     }
 }
