@@ -183,23 +183,6 @@ pub fn fold(name: &str) -> String {
         .to_lowercase()
 }
 
-/// The most characters of a name [`quoted`] shows.
-const SHOWN_CHARS: usize = 64;
-
-/// `name` quoted as Rust's `{:?}` does, cut after 64 characters with the whole length
-/// said, so that a hostile name (a model's output name of a megabyte) cannot flood a
-/// message.
-pub fn quoted(name: &str) -> String {
-    match name.char_indices().nth(SHOWN_CHARS) {
-        None => format!("{name:?}"),
-        Some((cut, _)) => format!(
-            "{:?}... ({} characters in all)",
-            &name[..cut],
-            name.chars().count()
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,15 +293,6 @@ mod tests {
         let units_256 = "a".repeat(256);
         assert!(check(&units_256, Rules::Windows).is_err());
         assert_eq!(check(&"a".repeat(255), Rules::Windows), Ok(()));
-    }
-
-    #[test]
-    fn quoted_cuts_long_names() {
-        assert_eq!(quoted("a\"b"), "\"a\\\"b\"");
-        let long = "é".repeat(1_000_000);
-        let shown = quoted(&long);
-        assert!(shown.len() < 200, "{shown}");
-        assert!(shown.ends_with("(1000000 characters in all)"), "{shown}");
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl fmt::Display for FeatureLevel {
 
 /// The text given was not a feature level.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown feature level '{given}' (accepted: 1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, 5_2, 6_0, 6_1, 6_2, 6_3, 6_4, also written 6.4 or 0x6400)")]
+#[error("unknown feature level '{}' (accepted: 1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, 5_2, 6_0, 6_1, 6_2, 6_3, 6_4, also written 6.4 or 0x6400)", crate::text::clip(.given))]
 pub struct ParseFeatureLevelError {
     /// The text that was given.
     pub given: String,

@@ -35,6 +35,7 @@ pub mod options;
 pub mod reference;
 pub mod support;
 pub mod tensor;
+pub mod text;
 pub mod validate;
 
 pub use binding::{check_bindings, Bindings, BufferBinding, Placement, DEFAULT_BINDING_ALIGNMENT};

@@ -4,6 +4,7 @@
 //! Outputs are compared bit for bit, except that a NaN matches any NaN of the same
 //! type (payloads and signs of NaNs in ONNX's expected outputs are not meaningful).
 
+use ewise_cpu::text::quoted;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -177,7 +178,7 @@ fn run_data_set(model: &Model, set: &Path) -> Result<(), String> {
         ));
     }
     for ((name, got), (_, want)) in actual.iter().zip(&expected) {
-        compare(got, want).map_err(|why| format!("output {name:?}: {why}"))?;
+        compare(got, want).map_err(|why| format!("output {}: {why}", quoted(name)))?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Typed errors of the ONNX front end. Every message names what was wrong (the file, the
 //! node, the operator and version, the value, the type) and what would be accepted.
 
+use ewise_cpu::text::quoted;
 use std::path::PathBuf;
 
 /// Everything that can go wrong loading or running a model.
@@ -37,7 +38,7 @@ pub enum Error {
     #[error("model imports no version of the default domain (an opset_import entry with domain \"\" or \"ai.onnx\" is required)")]
     NoDefaultOpset,
     /// The model imports one domain twice.
-    #[error("model imports domain {domain:?} twice (versions {first} and {second}); each domain may be imported once")]
+    #[error("model imports domain {} twice (versions {first} and {second}); each domain may be imported once", quoted(.domain))]
     DuplicateOpsetImport {
         /// The domain (`""` for the default one).
         domain: String,
@@ -57,7 +58,7 @@ pub enum Error {
         max: i64,
     },
     /// A node of a domain or type ewise does not implement.
-    #[error("{node}: operator {op_type:?} of domain {domain:?} is not supported (supported: {supported})")]
+    #[error("{node}: operator {} of domain {} is not supported (supported: {supported})", quoted(.op_type), quoted(.domain))]
     UnsupportedOperator {
         /// The node.
         node: String,
@@ -113,7 +114,7 @@ pub enum Error {
         expected: usize,
     },
     /// An attribute the operator does not have.
-    #[error("{node}: {op}-{version} has no attribute {name:?} (accepted: {accepted})")]
+    #[error("{node}: {op}-{version} has no attribute {} (accepted: {accepted})", quoted(.name))]
     UnknownAttribute {
         /// The node.
         node: String,
@@ -127,7 +128,7 @@ pub enum Error {
         accepted: String,
     },
     /// An attribute given with the wrong kind of value, or twice.
-    #[error("{node}: attribute {name:?} of {op}-{version} {problem}")]
+    #[error("{node}: attribute {} of {op}-{version} {problem}", quoted(.name))]
     InvalidAttribute {
         /// The node.
         node: String,
@@ -147,7 +148,7 @@ pub enum Error {
         what: String,
     },
     /// A name used twice where names must be unique.
-    #[error("{kind} name {name:?} is used twice ({detail})")]
+    #[error("{kind} name {} is used twice ({detail})", quoted(.name))]
     DuplicateName {
         /// The namespace: `value`, `node`, `initializer`, `graph input`, `graph output`.
         kind: &'static str,
@@ -158,8 +159,7 @@ pub enum Error {
     },
     /// A node input that nothing defines.
     #[error(
-        "{node}: input {name:?} is not a graph input, an initializer or the output of any node"
-    )]
+        "{node}: input {} is not a graph input, an initializer or the output of any node", quoted(.name))]
     UndefinedInput {
         /// The node.
         node: String,
@@ -167,7 +167,7 @@ pub enum Error {
         name: String,
     },
     /// A node input produced by a later node (the graph is not in topological order).
-    #[error("{node}: input {name:?} is produced later, by {producer} (nodes must be listed in topological order)")]
+    #[error("{node}: input {} is produced later, by {producer} (nodes must be listed in topological order)", quoted(.name))]
     NotTopologicallySorted {
         /// The consuming node.
         node: String,
@@ -184,14 +184,13 @@ pub enum Error {
     },
     /// A graph output that nothing defines.
     #[error(
-        "graph output {name:?} is not a graph input, an initializer or the output of any node"
-    )]
+        "graph output {} is not a graph input, an initializer or the output of any node", quoted(.name))]
     UndefinedOutput {
         /// The output's name.
         name: String,
     },
     /// A graph input without a tensor type.
-    #[error("graph input {name:?} {problem} (a tensor_type with an elem_type is required)")]
+    #[error("graph input {} {problem} (a tensor_type with an elem_type is required)", quoted(.name))]
     MissingType {
         /// The input's name.
         name: String,
@@ -240,7 +239,7 @@ pub enum Error {
         reason: String,
     },
     /// Tensor data that is malformed or does not match its type and shape.
-    #[error("tensor {name:?}: {reason}")]
+    #[error("tensor {}: {reason}", quoted(.name))]
     InvalidTensor {
         /// The tensor's name (may be empty).
         name: String,
@@ -251,7 +250,7 @@ pub enum Error {
     /// directory, passes through a symbolic link, or names something other than a
     /// regular file; or, opened again after the load, it is no longer the file the load
     /// checked ([`Refusal::Changed`]). Nothing was read from it.
-    #[error("external data location {location:?} of tensor {tensor:?} {reason}; ewise reads only regular files inside the model's directory")]
+    #[error("external data location {} of tensor {} {reason}; ewise reads only regular files inside the model's directory", quoted(.location), quoted(.tensor))]
     ExternalDataRefused {
         /// The tensor's name.
         tensor: String,
@@ -264,7 +263,7 @@ pub enum Error {
     /// [`crate::ExternalData::Deferred`]) whose file, read through a handle open since
     /// the load, no longer holds the tensor's range: another program shrank it. Nothing past the
     /// file's new end was read.
-    #[error("external data location {location:?} of tensor {tensor:?} shrank after the model was loaded: the tensor needs bytes {offset} to {} of the file ({len} bytes), but it now holds {size} bytes", offset.saturating_add(*len))]
+    #[error("external data location {} of tensor {} shrank after the model was loaded: the tensor needs bytes {offset} to {} of the file ({len} bytes), but it now holds {size} bytes", quoted(.location), quoted(.tensor), offset.saturating_add(*len))]
     ExternalDataTruncated {
         /// The tensor's name.
         tensor: String,
@@ -294,7 +293,7 @@ pub enum Error {
         feature: String,
     },
     /// A run was given an input the model does not have.
-    #[error("input {name:?} is not an input of the model (accepted: {accepted})")]
+    #[error("input {} is not an input of the model (accepted: {accepted})", quoted(.name))]
     UnknownInput {
         /// The name given.
         name: String,
@@ -302,13 +301,13 @@ pub enum Error {
         accepted: String,
     },
     /// A run was given one input twice.
-    #[error("input {name:?} is given twice")]
+    #[error("input {} is given twice", quoted(.name))]
     DuplicateInput {
         /// The name.
         name: String,
     },
     /// A run lacks a required input.
-    #[error("input {name:?} is required but was not given (required: {required})")]
+    #[error("input {} is required but was not given (required: {required})", quoted(.name))]
     MissingInput {
         /// The missing input.
         name: String,
@@ -438,10 +437,10 @@ impl std::fmt::Display for Refusal {
             ),
             Refusal::SymbolicLink => f.write_str("is a symbolic link"),
             Refusal::LinkedDirectory { component } => {
-                write!(f, "passes through {component:?}, a symbolic link")
+                write!(f, "passes through {}, a symbolic link", quoted(component))
             }
             Refusal::NotADirectory { component } => {
-                write!(f, "passes through {component:?}, which is not a directory")
+                write!(f, "passes through {}, which is not a directory", quoted(component))
             }
             Refusal::NotRegularFile {
                 kind: FileKind::Other,

@@ -3,6 +3,7 @@
 //! freed buffers and running Sign in place where the plan allows. [`gpu`] runs the same
 //! plan on a GPU; [`stream`] runs it chunk by chunk.
 
+use ewise_cpu::text::{clip, quoted};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -285,7 +286,7 @@ pub(crate) fn check_inputs(
             .inputs
             .iter()
             .filter(|i| filter(i))
-            .map(|i| i.name.as_str())
+            .map(|i| clip(&i.name))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -305,7 +306,7 @@ pub(crate) fn check_inputs(
         let declared = graph.inputs[i].data_type;
         if data_type != declared {
             return Err(Error::TypeMismatch {
-                what: format!("input {name:?}"),
+                what: format!("input {}", quoted(name)),
                 declared: dtype::name(declared),
                 actual: dtype::name(data_type),
             });
@@ -373,7 +374,7 @@ pub(crate) fn output_len(
     shape: &[usize],
 ) -> Result<usize> {
     byte_len(output_type, shape).ok_or_else(|| Error::TooLarge {
-        what: format!("value {:?}", step.info.output),
+        what: format!("value {}", quoted(&step.info.output)),
         shape: shape_text(shape),
         limit: "its byte size does not fit in this machine's address space",
     })

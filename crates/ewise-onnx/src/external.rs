@@ -4,6 +4,7 @@
 //! describes the range ([`Reader::describe`], an [`Extent`]) for positioned reads
 //! later, chunk by chunk, through a [`DataFile`] (a bounded number kept open).
 
+use ewise_cpu::text::quoted;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
@@ -47,8 +48,9 @@ impl<'a> Location<'a> {
             let number = |v: &str| {
                 v.parse::<u64>().map_err(|_| {
                     invalid(format!(
-                        "external_data {} is {v:?} (a non-negative integer is required)",
-                        entry.key
+                        "external_data {} is {} (a non-negative integer is required)",
+                        entry.key,
+                        quoted(v)
                     ))
                 })
             };
@@ -121,8 +123,9 @@ impl Extent {
         if end.is_none_or(|end| end > self.len) {
             return Err(Error::InvalidChunk {
                 reason: format!(
-                    "{} bytes from byte {start} of tensor {tensor:?}, which holds {} bytes",
+                    "{} bytes from byte {start} of tensor {}, which holds {} bytes",
                     out.len(),
+                    quoted(tensor),
                     self.len
                 ),
             });
@@ -151,8 +154,10 @@ impl Extent {
         data.try_reserve_exact(self.len)
             .map_err(|_| Error::OutOfMemory {
                 what: format!(
-                    "the external data of tensor {tensor:?} (location {:?}, offset {})",
-                    self.location, self.offset
+                    "the external data of tensor {} (location {}, offset {})",
+                    quoted(tensor),
+                    quoted(&self.location),
+                    self.offset
                 ),
                 bytes: self.len as u64,
             })?;
@@ -240,7 +245,8 @@ impl<'a> Reader<'a> {
             return Err(Error::InvalidTensor {
                 name: tensor.to_string(),
                 reason: format!(
-                    "external data claims {len} bytes at offset {offset} of {text:?}, which has {} bytes",
+                    "external data claims {len} bytes at offset {offset} of {}, which has {} bytes",
+                    quoted(text),
                     opened.len
                 ),
             });
@@ -257,7 +263,8 @@ impl<'a> Reader<'a> {
         self.base.ok_or_else(|| Error::InvalidTensor {
             name: tensor.to_string(),
             reason: format!(
-                "external data location {text:?} needs the model's directory, but none was given"
+                "external data location {} needs the model's directory, but none was given",
+                quoted(text)
             ),
         })
     }
@@ -274,8 +281,9 @@ impl<'a> Reader<'a> {
         let data = files::read_range(&mut opened.file, offset, len).map_err(|e| match e {
             ReadError::OutOfMemory => Error::OutOfMemory {
                 what: format!(
-                    "the external data of tensor {tensor:?} (location {:?}, offset {offset})",
-                    location.text
+                    "the external data of tensor {} (location {}, offset {offset})",
+                    quoted(tensor),
+                    quoted(location.text)
                 ),
                 bytes: u64::try_from(len).unwrap_or(u64::MAX),
             },

@@ -2,6 +2,7 @@
 //! type and shape checks, and the execution plan (which nodes run, in place or not, and
 //! when each buffer can be reused).
 
+use ewise_cpu::text::{clip, quoted};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -116,8 +117,8 @@ impl Value {
     /// `input 'x'` for graph inputs, `value 'y'` otherwise.
     pub fn describe(&self) -> String {
         match self.source {
-            Source::Input { .. } => format!("input {:?}", self.name),
-            _ => format!("value {:?}", self.name),
+            Source::Input { .. } => format!("input {}", quoted(&self.name)),
+            _ => format!("value {}", quoted(&self.name)),
         }
     }
 }
@@ -183,9 +184,9 @@ impl Initializer {
                     .and_then(|end| held.get(start..end))
                     .ok_or_else(|| Error::InvalidChunk {
                         reason: format!(
-                            "{} bytes from byte {start} of initializer {:?}, which holds {} bytes",
+                            "{} bytes from byte {start} of initializer {}, which holds {} bytes",
                             out.len(),
-                            self.name,
+                            quoted(&self.name),
                             held.len()
                         ),
                     })?;
@@ -247,9 +248,13 @@ pub(crate) struct Graph {
 
 fn node_label(index: usize, node: &NodeProto) -> String {
     if node.name.is_empty() {
-        format!("node #{index} ({})", node.op_type)
+        format!("node #{index} ({})", clip(&node.op_type))
     } else {
-        format!("node {:?} (#{index}, {})", node.name, node.op_type)
+        format!(
+            "node {} (#{index}, {})",
+            quoted(&node.name),
+            clip(&node.op_type)
+        )
     }
 }
 
@@ -536,7 +541,7 @@ impl Graph {
                     detail: "two graph inputs".into(),
                 });
             }
-            let what = format!("graph input {:?}", info.name);
+            let what = format!("graph input {}", quoted(&info.name));
             let (data_type, shape) = match declared_type(&what, info.r#type.as_ref())? {
                 Some(t) => t,
                 None => {
@@ -551,7 +556,7 @@ impl Graph {
                 let init = &b.initializers[i];
                 if init.data_type != data_type {
                     return Err(type_mismatch(
-                        format!("initializer {:?} (default of {what})", info.name),
+                        format!("initializer {} (default of {what})", quoted(&info.name)),
                         data_type,
                         init.data_type,
                     ));
@@ -729,7 +734,7 @@ impl Graph {
             let Some(&v) = b.ids.get(&info.name) else {
                 continue;
             };
-            let by = format!("value_info {:?}", info.name);
+            let by = format!("value_info {}", quoted(&info.name));
             if let Some((declared, shape)) = declared_type(&by, info.r#type.as_ref())? {
                 let actual = b.values[v].data_type;
                 if declared != actual {
@@ -764,7 +769,7 @@ impl Graph {
                 });
             }
             b.values[v].is_output = true;
-            let by = format!("graph output {:?}", info.name);
+            let by = format!("graph output {}", quoted(&info.name));
             let actual = b.values[v].data_type;
             let mut shape = None;
             if let Some((declared, dims)) = declared_type(&by, info.r#type.as_ref())? {
@@ -892,7 +897,7 @@ impl Builder {
                         (
                             v,
                             Declaration {
-                                by: format!("initializer {:?}", value.name),
+                                by: format!("initializer {}", quoted(&value.name)),
                                 dims: shape.into_iter().map(Dim::Fixed).collect(),
                             },
                         ),

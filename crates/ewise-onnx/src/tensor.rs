@@ -1,6 +1,7 @@
 //! Tensors: the values a model takes and gives, and their decoding from `TensorProto`
 //! (raw little-endian data, the typed repeated fields, or an external file).
 
+use ewise_cpu::text::quoted;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -146,7 +147,7 @@ impl Tensor {
     /// element type has a whole-byte size. `name` goes into the error.
     pub fn check(&self, name: &str) -> Result<()> {
         let expected = byte_len(self.data_type, &self.shape).ok_or_else(|| Error::TooLarge {
-            what: format!("tensor {name:?} of {}", dtype::name(self.data_type)),
+            what: format!("tensor {} of {}", quoted(name), dtype::name(self.data_type)),
             shape: shape_text(&self.shape),
             limit: "its byte size does not fit in this machine's address space",
         })?;
@@ -192,7 +193,7 @@ impl Tensor {
         self.check(name)?;
         let data_type =
             dtype::to_onnx(self.data_type).ok_or_else(|| Error::UnsupportedElementType {
-                what: format!("tensor {name:?}"),
+                what: format!("tensor {}", quoted(name)),
                 given: self.data_type.name().to_string(),
                 supported: supported_types(),
             })?;
@@ -201,7 +202,7 @@ impl Tensor {
             .iter()
             .map(|&d| {
                 i64::try_from(d).map_err(|_| Error::TooLarge {
-                    what: format!("tensor {name:?}"),
+                    what: format!("tensor {}", quoted(name)),
                     shape: shape_text(&self.shape),
                     limit: "a dimension exceeds the int64 range of TensorProto.dims",
                 })
@@ -271,13 +272,13 @@ impl<'a> TensorHead<'a> {
         };
         let data_type =
             dtype::from_onnx(proto.data_type).ok_or_else(|| Error::UnsupportedElementType {
-                what: format!("tensor {name:?}"),
+                what: format!("tensor {}", quoted(name)),
                 given: dtype::onnx_name(proto.data_type),
                 supported: supported_types(),
             })?;
         if proto.segment.is_some() {
             return Err(Error::Unsupported {
-                feature: format!("segmented tensor data (tensor {name:?})"),
+                feature: format!("segmented tensor data (tensor {})", quoted(name)),
             });
         }
         let mut shape = Vec::with_capacity(proto.dims.len());
@@ -287,7 +288,7 @@ impl<'a> TensorHead<'a> {
             shape.push(d);
         }
         let expected = byte_len(data_type, &shape).ok_or_else(|| Error::TooLarge {
-            what: format!("tensor {name:?} of {}", dtype::name(data_type)),
+            what: format!("tensor {} of {}", quoted(name), dtype::name(data_type)),
             shape: shape_text(&shape),
             limit: "its byte size does not fit in this machine's address space",
         })?;
@@ -341,7 +342,7 @@ impl<'a> TensorHead<'a> {
                 let mut data = Vec::new();
                 data.try_reserve_exact(raw.len())
                     .map_err(|_| Error::OutOfMemory {
-                        what: format!("the raw_data of tensor {:?}", self.name),
+                        what: format!("the raw_data of tensor {}", quoted(self.name)),
                         bytes: u64::try_from(raw.len()).unwrap_or(u64::MAX),
                     })?;
                 data.extend_from_slice(raw);

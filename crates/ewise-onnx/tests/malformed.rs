@@ -300,3 +300,77 @@ proptest! {
         }
     }
 }
+
+/// A model's strings are hostile: whatever error quotes one (a node, operator, value,
+/// input, output, initializer or domain name of a megabyte) shows it cut to 64
+/// characters and says how long it was.
+#[test]
+fn hostile_names_are_cut_in_every_message() {
+    let long = "n".repeat(1 << 20);
+    let said = format!("…({} chars)", 1 << 20);
+    let refusals: Vec<(&str, ModelProto)> = vec![
+        (
+            "unsupported operator",
+            with_graph(|g| g.node[0].op_type = long.clone()),
+        ),
+        (
+            "node name",
+            with_graph(|g| {
+                g.node[1].name = long.clone();
+                g.node[1].attribute.push(int_attr("bogus", 1));
+            }),
+        ),
+        (
+            "undefined input",
+            with_graph(|g| g.node[1].input[0] = long.clone()),
+        ),
+        (
+            "undefined output",
+            with_graph(|g| g.output[0].name = long.clone()),
+        ),
+        (
+            "duplicate name",
+            with_graph(|g| {
+                g.node[0].output[0] = long.clone();
+                g.node[1].input[0] = long.clone();
+                g.node[1].output[0] = long.clone();
+            }),
+        ),
+        (
+            "attribute",
+            with_graph(|g| g.node[1].attribute.push(int_attr(&long, 1))),
+        ),
+        (
+            "initializer",
+            with_graph(|g| {
+                g.initializer
+                    .push(raw_tensor(&long, FLOAT, &[2], vec![0; 3]))
+            }),
+        ),
+        ("domain", {
+            let mut m = sign_model();
+            for _ in 0..2 {
+                m.opset_import.push(OperatorSetIdProto {
+                    domain: long.clone(),
+                    version: 1,
+                });
+            }
+            m
+        }),
+    ];
+    for (what, m) in refusals {
+        let message = err(&m).to_string();
+        assert!(message.len() < 1_000, "{what}: {} bytes", message.len());
+        assert!(message.contains(&said), "{what}: {message}");
+    }
+    let m = sign_model();
+    let model = load(&m).unwrap();
+    let message = model
+        .check_inputs(&[(long.as_str(), ewise_onnx::DataType::Float32, &[2])])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.len() < 1_000 && message.contains(&said),
+        "{message}"
+    );
+}

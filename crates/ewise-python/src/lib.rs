@@ -15,6 +15,7 @@ mod onnx_stream;
 mod ops;
 mod tables;
 
+use ewise_cpu::text::clip;
 use ewise_cpu::{DataType, FeatureLevel, InfinityMode, NanPolicy};
 use numpy::{PyArrayDescr, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::create_exception;
@@ -303,7 +304,9 @@ fn infinity_output_type(dtype: &Bound<'_, PyAny>) -> PyResult<DataType> {
     let bad = || {
         PyValueError::new_err(format!(
             "dtype={} is not an is_infinity output type (accepted: uint8, bool)",
-            dtype.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+            dtype
+                .repr()
+                .map_or_else(|_| "?".into(), |r| clip(&r.to_string()).into_owned())
         ))
     };
     let descr = PyArrayDescr::new(dtype.py(), dtype).map_err(|_| bad())?;

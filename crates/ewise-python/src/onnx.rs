@@ -1,6 +1,7 @@
 //! ONNX models from Python: numpy arrays in, numpy arrays out, through `ewise_onnx`, on
 //! whole arrays (with `out=`, module [`crate::onnx_stream`] runs them in chunks).
 
+use ewise_cpu::text::quoted;
 use ewise_cpu::{DataType, NanPolicy};
 use ewise_onnx::{Model, Tensor};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -64,7 +65,8 @@ pub(crate) fn input_type(name: &str, array: &Bound<'_, PyUntypedArray>) -> PyRes
 fn no_type(name: &str, descr: &Bound<'_, PyArrayDescr>) -> PyErr {
     let dtype = descr.str().map_or_else(|_| "?".into(), |s| s.to_string());
     PyTypeError::new_err(format!(
-        "input {name:?}: dtype {dtype} has no ONNX tensor type in ewise"
+        "input {}: dtype {dtype} has no ONNX tensor type in ewise",
+        quoted(name)
     ))
 }
 
@@ -76,14 +78,16 @@ fn tensor(name: &str, array: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     };
     if !array.is_c_contiguous() {
         return Err(PyValueError::new_err(format!(
-            "input {name:?}: the array must be C-contiguous"
+            "input {}: the array must be C-contiguous",
+            quoted(name)
         )));
     }
     let len = array.len() * descr.itemsize();
     let mut data = Vec::new();
     data.try_reserve_exact(len).map_err(|_| {
         PyMemoryError::new_err(format!(
-            "input {name:?}: cannot allocate {len} bytes for its copy"
+            "input {}: cannot allocate {len} bytes for its copy",
+            quoted(name)
         ))
     })?;
     if len > 0 {

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use ewise_cpu::text::quoted;
 use ewise_cpu::{
     CompiledOperator, DataType, Device, Extensions, FeatureLevel, InfinityMode, NanPolicy,
     OperatorDesc, OperatorSupport, OperatorType, Parallelism,
@@ -64,7 +65,8 @@ pub(crate) fn nan_policy(value: &str) -> PyResult<NanPolicy> {
         .find(|p| p.name() == value)
         .ok_or_else(|| {
             PyValueError::new_err(format!(
-                "nan={value:?} is not a NaN policy (accepted: \"zero\", \"propagate\")"
+                "nan={} is not a NaN policy (accepted: \"zero\", \"propagate\")",
+                quoted(value)
             ))
         })
 }
@@ -76,7 +78,8 @@ pub(crate) fn infinity_mode(value: &str) -> PyResult<InfinityMode> {
         "positive" => Ok(InfinityMode::Positive),
         "negative" => Ok(InfinityMode::Negative),
         _ => Err(PyValueError::new_err(format!(
-            "mode={value:?} is not an infinity mode (accepted: \"either\", \"positive\", \"negative\")"
+            "mode={} is not an infinity mode (accepted: \"either\", \"positive\", \"negative\")",
+            quoted(value)
         ))),
     }
 }
@@ -92,7 +95,8 @@ pub(crate) fn options(
         "gpu" => Target::Gpu,
         _ => {
             return Err(PyValueError::new_err(format!(
-                "device={device:?} is not a device (accepted: \"cpu\", \"gpu\")"
+                "device={} is not a device (accepted: \"cpu\", \"gpu\")",
+                quoted(device)
             )))
         }
     };

@@ -345,3 +345,22 @@ def test_device_keyword():
     assert_same_bits(ewise.sign(x, device="cpu"), oracle.sign(x))
     with pytest.raises(ValueError, match=re.escape('device="tpu" is not a device (accepted: "cpu", "gpu")')):
         ewise.sign(x, device="tpu")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, s: ewise.sign(x, nan=s),
+        lambda x, s: ewise.is_infinity(x, mode=s),
+        lambda x, s: ewise.sign(x, device=s),
+        lambda x, s: ewise.sign(x, feature_level=s),
+        lambda x, s: ewise.is_infinity(x, dtype=s),
+    ],
+)
+def test_hostile_strings_are_cut_in_messages(call):
+    long = "x" * (1 << 20)
+    with pytest.raises(ValueError) as info:
+        call(np.zeros(3, np.float32), long)
+    message = str(info.value)
+    assert len(message) < 1000, len(message)
+    assert "chars)" in message, message

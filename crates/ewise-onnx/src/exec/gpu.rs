@@ -9,6 +9,7 @@
 //! compute are downloaded. Graph outputs that are inputs or initializers are returned
 //! from host memory, without a GPU round trip.
 
+use ewise_cpu::text::quoted;
 use std::collections::hash_map::{Entry, HashMap};
 use std::sync::Arc;
 
@@ -261,7 +262,7 @@ pub(crate) fn run(
         if read[v] {
             let capacity = tensor.data.capacity();
             let buffer = upload(device, &tensor.data, capacity)
-                .map_err(failure(format!("upload of input {name:?}")))?;
+                .map_err(failure(format!("upload of input {}", quoted(&name))))?;
             slots[v] = Some(Resident {
                 buffer,
                 capacity,
@@ -285,8 +286,10 @@ pub(crate) fn run(
             continue;
         }
         let data = in_memory.get(&graph.initializers[index])?;
-        let buffer = upload(device, &data, data.len())
-            .map_err(failure(format!("upload of initializer {:?}", value.name)))?;
+        let buffer = upload(device, &data, data.len()).map_err(failure(format!(
+            "upload of initializer {}",
+            quoted(&value.name)
+        )))?;
         slots[v] = Some(Resident {
             buffer,
             capacity: data.len(),
@@ -374,8 +377,10 @@ pub(crate) fn run(
             (None, Source::Node(_)) => match &slots[v] {
                 Some(resident) => {
                     let len = byte_len(info.data_type, &shape).unwrap_or(0);
-                    download(device, &resident.buffer, len)
-                        .map_err(failure(format!("download of graph output {:?}", info.name)))?
+                    download(device, &resident.buffer, len).map_err(failure(format!(
+                        "download of graph output {}",
+                        quoted(&info.name)
+                    )))?
                 }
                 None => Vec::new(),
             },

@@ -6,6 +6,7 @@
 #[cfg(feature = "gpu")]
 mod gpu;
 
+use ewise_cpu::text::quoted;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -522,8 +523,8 @@ impl Streaming {
         };
         let Some(Some(init)) = self.data.get(source) else {
             return Err(invalid(format!(
-                "source {:?} is a graph input the caller gives, not data the model holds",
-                src.name
+                "source {} is a graph input the caller gives, not data the model holds",
+                quoted(&src.name)
             )));
         };
         let size = element_size(src.data_type);
@@ -532,12 +533,7 @@ impl Streaming {
             || start.checked_add(n).is_none_or(|end| end > src.elements)
         {
             return Err(invalid(format!(
-                "{} bytes from element {start} of source {:?} are not whole {} elements of {size} bytes within its {} elements",
-                out.len(),
-                src.name,
-                crate::dtype::name(src.data_type),
-                src.elements
-            )));
+                "{} bytes from element {start} of source {} are not whole {} elements of {size} bytes within its {} elements", out.len(), quoted(&src.name), crate::dtype::name(src.data_type), src.elements)));
         }
         init.read_at(start * size, out)
     }
@@ -640,18 +636,18 @@ impl Streaming {
         let size = element_size(src.data_type);
         if !input.len().is_multiple_of(size) {
             return Err(invalid(format!(
-                "{} bytes of source {:?} are not whole {} elements of {size} bytes",
+                "{} bytes of source {} are not whole {} elements of {size} bytes",
                 input.len(),
-                src.name,
+                quoted(&src.name),
                 crate::dtype::name(src.data_type)
             )));
         }
         let n = input.len() / size;
         if outputs.len() != program.outputs.len() {
             return Err(invalid(format!(
-                "{} output slices given for source {:?}, which has {} outputs",
+                "{} output slices given for source {}, which has {} outputs",
                 outputs.len(),
-                src.name,
+                quoted(&src.name),
                 program.outputs.len()
             )));
         }
@@ -660,8 +656,8 @@ impl Streaming {
             let expected = n.checked_mul(element_size(out.data_type));
             if expected != Some(slice.len()) {
                 return Err(invalid(format!(
-                    "the slice for output {:?} holds {} bytes, but {n} elements of {} need {}",
-                    out.name,
+                    "the slice for output {} holds {} bytes, but {n} elements of {} need {}",
+                    quoted(&out.name),
                     slice.len(),
                     crate::dtype::name(out.data_type),
                     expected.map_or_else(|| "more than usize::MAX".into(), |e| e.to_string())

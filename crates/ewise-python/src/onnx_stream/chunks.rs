@@ -3,6 +3,7 @@
 //! data file the model keeps open), run through the model's plan
 //! ([`Streaming::run_chunk`]), and written where its outputs go.
 
+use ewise_cpu::text::quoted;
 use ewise_onnx::{DataType, Scratch, Streaming};
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
@@ -223,7 +224,7 @@ pub(crate) fn stream_source(
         return Ok(());
     }
     let chunk = plan.chunk_elements(s, CHUNK_BYTES, Streaming::MIN_CHUNK_ELEMENTS);
-    let name = format!("{:?}", source.name);
+    let name = quoted(&source.name);
     let packed_view = |data: usize| View {
         data,
         shape: Dims::from_slice(&source.shape),
@@ -281,7 +282,12 @@ pub(crate) fn stream_source(
             let output = &plan.outputs()[o];
             let len = chunk * element_size(output.data_type);
             let direct = in_place(&region);
-            Side::new(region, direct, len, &format!("output {:?}", output.name))
+            Side::new(
+                region,
+                direct,
+                len,
+                &format!("output {}", quoted(&output.name)),
+            )
         })
         .collect::<PyResult<Vec<Side>>>()?;
 

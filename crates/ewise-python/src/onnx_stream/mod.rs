@@ -16,6 +16,7 @@ mod resident;
 mod strided;
 mod walk;
 
+use ewise_cpu::text::{clip, quoted};
 use ewise_cpu::NanPolicy;
 use ewise_onnx::{ExternalData, Model, Scratch, SourceKind, Streaming};
 use numpy::{npyffi, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -137,14 +138,16 @@ fn targets<'py>(
         let Some(o) = plan.outputs().iter().position(|o| o.name == name) else {
             let names: Vec<&str> = plan.outputs().iter().map(|o| o.name.as_str()).collect();
             return Err(PyValueError::new_err(format!(
-                "out: {name:?} is not an output of the model (outputs: {})",
-                names.join(", ")
+                "out: {} is not an output of the model (outputs: {})",
+                quoted(&name),
+                clip(&names.join(", "))
             )));
         };
         let output = &plan.outputs()[o];
         if targets[o].is_some() {
             return Err(PyValueError::new_err(format!(
-                "out[{name:?}] is given twice"
+                "out[{}] is given twice",
+                quoted(&name)
             )));
         }
         // SAFETY: `array` is a live numpy array.
@@ -155,20 +158,23 @@ fn targets<'py>(
         };
         if !writeable {
             return Err(PyValueError::new_err(format!(
-                "out[{name:?}] is read-only (open a numpy.memmap with mode \"r+\" or \"w+\")"
+                "out[{}] is read-only (open a numpy.memmap with mode \"r+\" or \"w+\")",
+                quoted(&name)
             )));
         }
         let data_type = dtypes::recognise(&array.dtype())?.map(|t| t.data_type);
         if data_type != Some(output.data_type) {
             return Err(PyValueError::new_err(format!(
-                "out[{name:?}] has dtype {}, expected {} (the output's type, in either byte order)",
+                "out[{}] has dtype {}, expected {} (the output's type, in either byte order)",
+                quoted(&name),
                 array.dtype().str()?,
                 numpy_name(output.data_type)
             )));
         }
         if array.shape() != output.shape.as_slice() {
             return Err(PyValueError::new_err(format!(
-                "out[{name:?}] has shape {}, expected {} (the output's shape)",
+                "out[{}] has shape {}, expected {} (the output's shape)",
+                quoted(&name),
                 PyTuple::new(py, array.shape())?.repr()?,
                 PyTuple::new(py, &output.shape)?.repr()?
             )));
@@ -193,7 +199,9 @@ fn refuse_shared_targets(
         for &(b, y) in &given[i + 1..] {
             if shares_memory(x, y)? {
                 return Err(PyValueError::new_err(format!(
-                    "out[{a:?}] and out[{b:?}] share memory: each output needs an array of its own"
+                    "out[{}] and out[{}] share memory: each output needs an array of its own",
+                    quoted(a),
+                    quoted(b)
                 )));
             }
         }

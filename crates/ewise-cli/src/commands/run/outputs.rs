@@ -6,8 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
-use ewise_cli::file_name::{self, quoted, Rules, Unsafe};
+use ewise_cli::file_name::{self, Rules, Unsafe};
 use ewise_cli::npy::{ByteOrder, ElementType};
+use ewise_cpu::text::quoted;
 use ewise_onnx::{DataType, Model};
 
 use crate::output::{Existing, Target};
