@@ -93,7 +93,7 @@ function argumentError(argument, message) {
 const CLIP = 64;
 
 /** `text` as a message quotes it: its first 64 characters, then "…(N chars)" when it
- * is longer. The Rust module's `error::clip` cuts the same way. */
+ * is longer, as ewise-core's `text::clip`, which the Rust module uses, cuts them. */
 function clip(text) {
   return text.length > CLIP ? `${text.slice(0, CLIP)}…(${text.length} chars)` : text;
 }

@@ -27,12 +27,7 @@ use crate::error::{self, argument, validation};
 /// The feature level written `text` (`4_1`, `4.1`, `0x4100`, `DML_FEATURE_LEVEL_4_1`).
 fn feature_level(what: &str, text: &str) -> Result<FeatureLevel, JsValue> {
     text.parse()
-        .map_err(|e: ewise_core::ParseFeatureLevelError| {
-            let clipped = ewise_core::ParseFeatureLevelError {
-                given: error::clip(&e.given),
-            };
-            argument(what, &clipped.to_string())
-        })
+        .map_err(|e: ewise_core::ParseFeatureLevelError| argument(what, &e.to_string()))
 }
 
 /// The data type named `name` (DirectML's name without the prefix, any case).
@@ -43,7 +38,7 @@ fn data_type_named(name: &str) -> Result<DataType, JsValue> {
             "dataType",
             &format!(
                 "unknown data type \"{}\" (accepted: {})",
-                error::clip(name),
+                ewise_core::text::clip(name),
                 names.join(", ")
             ),
         )

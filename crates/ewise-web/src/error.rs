@@ -55,18 +55,6 @@ pub fn gpu(error: &ewise_gpu::GpuError) -> JsValue {
     }
 }
 
-/// The most characters of a caller's string that a message quotes.
-pub const CLIP: usize = 64;
-
-/// `text` as a message quotes it: its first [`CLIP`] characters, then `…(N chars)`
-/// when it is longer (as the entry module's `clip`, which counts UTF-16 units).
-pub fn clip(text: &str) -> String {
-    match text.char_indices().nth(CLIP) {
-        None => text.to_string(),
-        Some((end, _)) => format!("{}…({} chars)", &text[..end], text.chars().count()),
-    }
-}
-
 /// An [`ARGUMENT`] error; `kind` names the argument.
 pub fn argument(argument: &str, message: &str) -> JsValue {
     js_error(ARGUMENT, argument, message)
