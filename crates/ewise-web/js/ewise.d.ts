@@ -106,7 +106,9 @@ export class ArgumentError extends EwiseError {}
 export class GpuError extends EwiseError {}
 /** There is no WebGPU here (`kind` "WebGpuUnavailable"). */
 export class WebGpuUnavailableError extends GpuError {}
-/** WebAssembly memory for a copy could not be allocated. */
+/** Memory could not be allocated: WebAssembly memory for a copy, or a JavaScript array
+ * sized by the caller's data (a result, a staging copy), whose RangeError is then the
+ * `cause`. */
 export class OutOfMemoryError extends EwiseError {}
 /** `init` could not load the WebAssembly module (`kind` "Load", or "Compile" for bytes
  * that are no module of this build); `cause` says why. */

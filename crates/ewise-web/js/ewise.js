@@ -32,7 +32,9 @@ export class GpuError extends EwiseError {}
 /** The page or runtime has no WebGPU (`navigator.gpu` is missing). */
 export class WebGpuUnavailableError extends GpuError {}
 
-/** WebAssembly memory for a copy could not be allocated. */
+/** Memory could not be allocated: WebAssembly memory for a copy, or a JavaScript
+ * array sized by the caller's data (a result, a staging copy), whose RangeError is then
+ * the `cause`. */
 export class OutOfMemoryError extends EwiseError {}
 
 /** `init` could not load the WebAssembly module: reading, fetching or compiling it
@@ -367,14 +369,21 @@ function bytes(x, argument, what) {
 function staged(input, out, what) {
   const [a, b] = [TA_BUFFER.call(input), TA_BUFFER.call(out)];
   if (a === b || slot(SAB_BYTES, a) === undefined || slot(SAB_BYTES, b) === undefined) return input;
-  let copy;
-  try {
-    copy = new Uint8Array(input.length);
-  } catch (e) {
-    throw new OutOfMemoryError(`${what}: out of memory: ${input.length} bytes for a copy of x, whose memory the output may share, could not be allocated`, "OutOfMemory", { cause: e });
-  }
+  const copy = allocated(Uint8Array, input.length, 1, "a copy of x, whose memory the output may share", what);
   copy.set(input);
   return copy;
+}
+
+/** `new Type(length)`, an array of `length` elements of `size` bytes for `purpose`:
+ * where it cannot be allocated (a RangeError), an OutOfMemoryError of kind
+ * "OutOfMemory" with that RangeError as `cause`. */
+function allocated(Type, length, size, purpose, what) {
+  try {
+    return new Type(length);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new OutOfMemoryError(`${what}: out of memory: ${length * size} bytes for ${purpose} could not be allocated`, "OutOfMemory", { cause: e });
+  }
 }
 
 // --------------------------------------------------------------------------- options
@@ -450,7 +459,10 @@ function elementType(x, options, float, what) {
 /** `options.out`, checked to be an array of tag `tag`, or a new one of `length`. */
 function outputOf(options, tag, length, what) {
   const out = options.out;
-  if (out === undefined || out === null) return new ARRAYS[tag][1](length);
+  if (out === undefined || out === null) {
+    const Type = ARRAYS[tag][1];
+    return allocated(Type, length, Type.BYTES_PER_ELEMENT, "the result", what);
+  }
   if (tagOf(out) !== tag) {
     throw argumentError("options.out", `${what}: options.out must be ${article(tag)} (like ${tag === "Uint8Array" ? "the result" : "x"}); got ${describe(out)}`);
   }
@@ -1005,7 +1017,8 @@ export class GpuDevice extends DirectMLDevice {
     return guardAsync(what, async () => {
       const p = prepareSign(x, options, what);
       const out = bytes(p.out, "options.out", what);
-      const result = await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input, lengthOf(p.out)));
+      const result = allocated(Uint8Array, out.length, 1, "the GPU's result", what);
+      await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input, lengthOf(p.out), result));
       return written(p.out, out, result, what);
     });
   }
@@ -1016,7 +1029,8 @@ export class GpuDevice extends DirectMLDevice {
     return guardAsync(what, async () => {
       const p = prepareIsInfinity(x, options, what);
       const out = bytes(p.out, "options.out", what);
-      const result = await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input, lengthOf(p.out)));
+      const result = allocated(Uint8Array, out.length, 1, "the GPU's result", what);
+      await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input, lengthOf(p.out), result));
       return written(p.out, out, result, what);
     });
   }

@@ -1,13 +1,13 @@
 //! The WebGPU exports: a [`WebGpuDevice`] over the browser's one adapter (`ewise_gpu`)
 //! with two faces on one WebGPU device. Its SIGN and IS_INFINITY take the array
-//! exports' arguments and resolve to the result's bytes, identical to the CPU's (with
-//! the extensions enabled, whatever the device's options). Its DirectML-style
+//! exports' arguments and write the result's bytes, identical to the CPU's (with the
+//! extensions enabled, whatever the device's options), into an array the caller gives. Its DirectML-style
 //! operators ([`WebGpuOperator`], [`WebGpuCompiledOperator`]) are validated at the
 //! device's options and bound as the CPU's (`crate::dml`), with the same errors.
 //!
 //! Inputs are copied when a call is made and nothing is written into the caller's
-//! memory until the GPU has finished: the array calls resolve to a new `Uint8Array`
-//! of the output's bytes, which the caller copies where it wants them; the
+//! memory until the GPU has finished: the array calls write the output's bytes into a
+//! `Uint8Array` the caller allocated for them and copies where it wants them; the
 //! DirectML-style executions write the output's elements into the caller's buffer
 //! when the GPU is done, and only them (the bytes between elements keep what they hold
 //! then), or reject and write nothing.
@@ -109,6 +109,22 @@ fn elements_of(
     Ok((copy, size))
 }
 
+/// `result`, the array the array calls' output is written into, when it holds `len`
+/// bytes; else an `ArgumentError`. The caller allocates it, so that its allocation
+/// failing is an error there rather than a JavaScript exception inside the module.
+fn result_of(result: &Uint8Array, len: usize) -> Result<Uint8Array, JsValue> {
+    if result.length() as usize != len {
+        return Err(argument(
+            "result",
+            &format!(
+                "result holds {} bytes, not the {len} the output needs",
+                result.length()
+            ),
+        ));
+    }
+    Ok(result.clone())
+}
+
 /// Element counts of the pieces of `count` elements of `size` bytes.
 fn pieces(count: usize, size: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
     let per = (GPU_PIECE_BYTES / size).max(1);
@@ -179,8 +195,9 @@ impl WebGpuDevice {
 
     /// SIGN of `input`'s elements of type `data_type` under NaN policy `nan`, as
     /// `signBytes`, into an output of `output_elements` elements (the same count, else
-    /// the CPU's `SliceLength` error, before anything runs): resolves to the output's
-    /// bytes.
+    /// the CPU's `SliceLength` error, before anything runs): the output's bytes are
+    /// written into `result` (the caller's allocation, as long as `input`, else an
+    /// `ArgumentError`) when the GPU is done.
     #[wasm_bindgen(js_name = signBytes)]
     pub fn sign_bytes(
         &self,
@@ -188,6 +205,7 @@ impl WebGpuDevice {
         nan: u32,
         input: &JsValue,
         output_elements: usize,
+        result: &Uint8Array,
     ) -> Result<Promise, JsValue> {
         let input = view(input, "input")?;
         let (data_type, policy) = (self::data_type(data_type)?, nan_policy(nan)?);
@@ -199,19 +217,23 @@ impl WebGpuDevice {
             output_elements,
             data.len() / size,
         )?;
+        let result = result_of(result, data.len())?;
         let device = self.arrays.clone();
         Ok(future_to_promise(async move {
             for r in pieces(data.len() / size, size) {
                 let piece = &mut data[r.start * size..r.end * size];
                 sign_piece(&device, data_type, policy, r.len(), piece).await?;
             }
-            Ok(Uint8Array::from(&data[..]).into())
+            result.copy_from(&data);
+            Ok(JsValue::UNDEFINED)
         }))
     }
 
     /// IS_INFINITY of `input`'s elements of type `data_type` in mode `mode`, as
     /// `isInfinityBytes`, into an output of `output_elements` elements (checked as
-    /// `signBytes` does): resolves to one byte (0 or 1) per element.
+    /// `signBytes` does): one byte (0 or 1) per element is written into `result` (the
+    /// caller's allocation, one byte per element, else an `ArgumentError`) when the GPU
+    /// is done.
     #[wasm_bindgen(js_name = isInfinityBytes)]
     pub fn is_infinity_bytes(
         &self,
@@ -219,6 +241,7 @@ impl WebGpuDevice {
         mode: u32,
         input: &JsValue,
         output_elements: usize,
+        result: &Uint8Array,
     ) -> Result<Promise, JsValue> {
         let input = view(input, "input")?;
         let (data_type, mode) = (self::data_type(data_type)?, infinity_mode(mode)?);
@@ -227,6 +250,7 @@ impl WebGpuDevice {
         let (data, size) = elements_of(OperatorType::ElementWiseIsInfinity, data_type, input)?;
         let count = data.len() / size;
         same_count(OperatorType::ElementWiseIsInfinity, output_elements, count)?;
+        let result = result_of(result, count)?;
         let mut out = error::zeroed(count, "the output of IS_INFINITY")?;
         let device = self.arrays.clone();
         Ok(future_to_promise(async move {
@@ -234,7 +258,8 @@ impl WebGpuDevice {
                 let src = &data[r.start * size..r.end * size];
                 is_infinity_piece(&device, data_type, mode, src, &mut out[r]).await?;
             }
-            Ok(Uint8Array::from(&out[..]).into())
+            result.copy_from(&out);
+            Ok(JsValue::UNDEFINED)
         }))
     }
 }

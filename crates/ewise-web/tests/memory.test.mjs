@@ -2,10 +2,14 @@
 // module's memory throws OutOfMemoryError (an EwiseError) instead of trapping, writes
 // nothing, and the module works afterwards (issue 48, item 6). The arrays are
 // zero-filled ArrayBuffers of up to 4 GiB that are mostly never touched; the module's
-// memory grows to about 2 GiB. The tests run one after another.
+// memory grows to about 2 GiB. The tests run one after another. The JavaScript arrays
+// sized by the caller's data (results, staging copies) are checked in a child process
+// whose address space is limited (memory-limit.mjs).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 import { loadPackage } from "./reference.mjs";
 
@@ -113,4 +117,23 @@ test("lists and feature levels that would be copied into the module are bounded:
   refused(() => op.execute([b], many, [bind(0, 0, 16)]), "inputs", "inputs");
   refused(() => op.execute(new Array(2 ** 20 + 1).fill(b), [bind(0, 0, 16)], [bind(0, 0, 16)]), "buffers", "buffers");
   stillWorks("bounded lists");
+});
+
+test("JavaScript arrays sized by the caller's data that cannot be allocated: OutOfMemoryError with the RangeError as cause", (t) => {
+  const child = spawnSync(process.execPath, [fileURLToPath(new URL("./memory-limit.mjs", import.meta.url))], { encoding: "utf8", env: process.env });
+  assert.equal(child.status, 0, `the child failed: ${child.stderr}`);
+  const report = JSON.parse(child.stdout.trim().split("\n").at(-1));
+  if (report.skip) {
+    t.skip(report.skip);
+    return;
+  }
+  for (const [call, e] of Object.entries(report.results)) {
+    assert.ok(e, `${call}: nothing thrown under an address-space limit of ${report.limit} bytes`);
+    assert.ok(e.isOutOfMemory, `${call}: ${e.name} (${e.kind}): ${e.message}; expected OutOfMemoryError`);
+    assert.equal(e.kind, "OutOfMemory", call);
+    assert.match(e.message, /out of memory: \d+ bytes for .* could not be allocated/, call);
+    assert.ok(e.cause?.isRangeError, `${call}: cause ${JSON.stringify(e.cause)}`);
+  }
+  assert.deepEqual(report.after, [-1, 0, 1], "a small sign works afterwards");
+  assert.equal(report.x0, -3, "x is unchanged");
 });
