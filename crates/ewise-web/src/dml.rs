@@ -569,6 +569,24 @@ pub(crate) fn head_of(
     span_of(view, 0, view.length() as usize, span, for_what)
 }
 
+/// What `executeSlices` hands an operator from `input_desc` to `output_desc`, on either
+/// backend: a copy of the input's span and a zeroed buffer the length of the output's
+/// span (of each, as much as its view holds); allocation failure is `OutOfMemoryError`.
+pub(crate) fn slices_of(
+    input: &Uint8Array,
+    output: &Uint8Array,
+    input_desc: &TensorDesc,
+    output_desc: &TensorDesc,
+) -> Result<(Vec<u8>, Vec<u8>), JsValue> {
+    let src = head_of(
+        input,
+        input_desc.exact_span_in_bytes(),
+        "a copy of the input",
+    )?;
+    let out_len = span_len(output.length() as usize, output_desc.exact_span_in_bytes());
+    Ok((src, error::zeroed(out_len, "the output's span")?))
+}
+
 /// `min(len, span)` (`len` where there is no span).
 pub(crate) fn span_len(len: usize, span: Option<u64>) -> usize {
     span.map_or(len, |span| {
@@ -641,16 +659,7 @@ impl WebCompiledOperator {
     pub fn execute_slices(&self, input: &JsValue, output: &JsValue) -> Result<(), JsValue> {
         let (input, output) = (view(input, "input")?, view(output, "output")?);
         let c = &self.compiled;
-        let src = head_of(
-            input,
-            c.input_desc().exact_span_in_bytes(),
-            "a copy of the input",
-        )?;
-        let out_len = span_len(
-            output.length() as usize,
-            c.output_desc().exact_span_in_bytes(),
-        );
-        let mut dst = error::zeroed(out_len, "the output's span")?;
+        let (src, mut dst) = slices_of(input, output, c.input_desc(), c.output_desc())?;
         c.execute_slices(&src, &mut dst)
             .map_err(|e| validation(&e))?;
         write_elements(output, 0, c.output_desc(), &dst)

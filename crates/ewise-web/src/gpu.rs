@@ -416,16 +416,7 @@ impl WebGpuCompiledOperator {
             view(output, "output")?.clone(),
         );
         let c = &self.compiled;
-        let src = head_of(
-            &input,
-            c.input_desc().exact_span_in_bytes(),
-            "a copy of the input",
-        )?;
-        let out_len = span_len(
-            output.length() as usize,
-            c.output_desc().exact_span_in_bytes(),
-        );
-        let mut dst = error::zeroed(out_len, "the output's span")?;
+        let (src, mut dst) = dml::slices_of(&input, &output, c.input_desc(), c.output_desc())?;
         let compiled = c.clone();
         Ok(future_to_promise(async move {
             compiled
