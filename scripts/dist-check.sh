@@ -178,6 +178,10 @@ fn main() {
     println!("{data:?}");
 }
 EOF
+# The workspace's Cargo.lock seeds the new crate's, so that it resolves to the versions
+# this checkout built and downloaded, not to the newest the local index has heard of
+# (which an earlier `cargo install` may have refreshed without fetching them).
+cp "$root/Cargo.lock" "$app/Cargo.lock"
 (cd "$app" && cargo add --quiet --offline ewise --path "$root/crates/ewise" &&
     CARGO_TARGET_DIR="$target_dir" cargo run --quiet --offline --release >"$work/rust-app.txt") ||
     fail "a new crate with 'cargo add ewise --path crates/ewise' does not build and run offline"
