@@ -229,3 +229,50 @@ def test_an_external_initializer_into_out_of_any_layout(tmp_path, layout):
     whole = ewise.onnx.run(path, {})["y"]
     bits = y.view(y.dtype.str.replace("f", "u")).astype(np.uint32)
     assert np.array_equal(bits, whole.view(np.uint32))
+
+
+MANY_FILES_CHILD = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    import ewise, ewise.onnx
+    n = int(sys.argv[2])
+    out = {f"y{i}": np.full(4, 7, np.float32) for i in range(n)}
+    ewise.onnx.run(sys.argv[1], {}, out=out)
+    for i in range(n):
+        want = np.sign(np.array([-i - 1, 0, i + 1, -0.5], np.float32))
+        assert out[f"y{i}"].tobytes() == want.tobytes(), (i, out[f"y{i}"])
+    print("ran", n)
+    """
+)
+
+
+def test_onnx_out_with_one_data_file_per_tensor_runs_under_a_small_open_file_limit(tmp_path):
+    """A model saved with one file per tensor (``all_tensors_to_one_file=False``) runs with
+    ``out=`` in a process that may hold 64 files open: ewise keeps a bounded number of data
+    files open, not one per file for the whole run."""
+    n = 300
+    initializers = [
+        helper.make_tensor(
+            f"w{i}", TensorProto.FLOAT, [4], np.array([-i - 1, 0, i + 1, -0.5], np.float32).tobytes(), raw=True
+        )
+        for i in range(n)
+    ]
+    graph = helper.make_graph(
+        [helper.make_node("Sign", [f"w{i}"], [f"y{i}"]) for i in range(n)],
+        "g",
+        [],
+        [helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT, [4]) for i in range(n)],
+        initializer=initializers,
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = tmp_path / "model.onnx"
+    onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=False, size_threshold=0)
+    data_files = [p for p in tmp_path.iterdir() if p.name != "model.onnx"]
+    assert len(data_files) == n
+    run = subprocess.run(
+        [sys.executable, "-c", MANY_FILES_CHILD, str(path), str(n)], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, f"the child ended with {run.returncode}:\n{run.stdout}{run.stderr}"
+    assert run.stdout.strip() == f"ran {n}", run.stdout + run.stderr
