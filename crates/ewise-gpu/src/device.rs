@@ -285,6 +285,7 @@ impl GpuDeviceBuilder {
         };
         let adapter = &adapters[index];
         let summary = AdapterSummary::of(&infos[index]);
+        let unasked_software = summary.is_software() && name.is_none() && !self.allow_software;
         let limits = adapter.limits();
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -310,7 +311,7 @@ impl GpuDeviceBuilder {
         Ok(GpuDevice::assemble(
             device,
             queue,
-            summary,
+            (summary, unasked_software),
             &self,
             Some(uncaptured),
         ))
@@ -331,7 +332,7 @@ impl GpuDeviceBuilder {
         Ok(GpuDevice::assemble(
             device,
             queue,
-            AdapterSummary::of(adapter),
+            (AdapterSummary::of(adapter), false),
             &self,
             None,
         ))
@@ -527,6 +528,8 @@ pub(crate) struct Shared {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub adapter: AdapterSummary,
+    /// Whether the adapter is a software renderer that the caller did not ask for.
+    unasked_software: bool,
     pub limits: DispatchLimits,
     options: DeviceOptions,
     pipelines: Mutex<HashMap<KernelKey, Arc<wgpu::ComputePipeline>>>,
@@ -642,7 +645,7 @@ impl GpuDevice {
     fn assemble(
         device: wgpu::Device,
         queue: wgpu::Queue,
-        adapter: AdapterSummary,
+        (adapter, unasked_software): (AdapterSummary, bool),
         options: &GpuDeviceBuilder,
         uncaptured: Option<Arc<Mutex<Option<String>>>>,
     ) -> GpuDevice {
@@ -661,6 +664,7 @@ impl GpuDevice {
                 device,
                 queue,
                 adapter,
+                unasked_software,
                 limits: DispatchLimits {
                     binding: binding & !3,
                     storage_alignment,
@@ -705,6 +709,22 @@ impl GpuDevice {
     /// Which adapter runs this device's work.
     pub fn adapter(&self) -> &AdapterSummary {
         &self.shared.adapter
+    }
+
+    /// The warning each front end gives, once per device, when this device runs on a
+    /// software renderer (lavapipe, llvmpipe, WARP, SwiftShader) that was chosen because no
+    /// hardware adapter exists, rather than asked for by name ([`ADAPTER_ENV`] or
+    /// [`GpuDeviceBuilder::adapter`]) or with [`GpuDeviceBuilder::allow_software`]; `None`
+    /// otherwise (and for devices made with [`GpuDeviceBuilder::from_wgpu`]). One sentence,
+    /// without a prefix, naming the adapter and how to silence it (docs/SEMANTICS.md
+    /// section 8.1).
+    pub fn software_warning(&self) -> Option<String> {
+        self.shared.unasked_software.then(|| {
+            format!(
+                "the GPU device runs on {}, a software renderer chosen because no GPU was found: its results are exact but it is slower than the CPU device; name it with {ADAPTER_ENV} (or allow software renderers) to silence this",
+                self.shared.adapter
+            )
+        })
     }
 
     /// The wgpu device, for callers who make their own buffers and encoders.
