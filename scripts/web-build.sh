@@ -4,9 +4,13 @@
 # (ewise_web.js, ewise_web_bg.wasm), and the package's own entry module, TypeScript
 # declarations, README and package.json from crates/ewise-web/js/. One package serves
 # browsers and Node >= 20: its init() fetches the .wasm in a browser and reads it from
-# disk in Node. Use it with `npm install ./crates/ewise-web/pkg`.
+# disk in Node. It is an ES module (ewise.js) that CommonJS require()s too: ewise.cjs, the
+# "require" entry, is ewise.js itself where Node can require() ES modules (20.19+, 22.12+)
+# and elsewhere ewise.commonjs.cjs, a CommonJS copy that crates/ewise-web/js/commonjs.mjs
+# converts from it (with ewise_web.commonjs.cjs; ewise.d.cts is ewise.d.ts for TypeScript's
+# CommonJS resolution). Use it with `npm install ./crates/ewise-web/pkg`.
 #
-# Needs cargo and rustup (the wasm32-unknown-unknown target is added when missing) and
+# Needs Node, cargo and rustup (the wasm32-unknown-unknown target is added when missing) and
 # the wasm-bindgen CLI at exactly Cargo.lock's wasm-bindgen version: one on PATH is used
 # when its version matches, else target/tools/bin/wasm-bindgen, else it is installed
 # there (scripts/lib/wasm-bindgen-cli.sh: `cargo install wasm-bindgen-cli`, about 6.5
@@ -31,6 +35,7 @@ source scripts/lib/skip.sh
 source scripts/lib/wasm-bindgen-cli.sh
 
 command -v cargo >/dev/null || skip "needs cargo (https://rustup.rs)"
+command -v node >/dev/null || skip "needs Node (node), to convert the CommonJS copy"
 command -v rustup >/dev/null || skip "needs rustup, to add the wasm32-unknown-unknown target"
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     echo "web-build: rustup target add wasm32-unknown-unknown" >&2
@@ -55,8 +60,10 @@ rm -rf "$pkg"
 "$bindgen" --target web --weak-refs --out-dir "$pkg" \
     "$web_target/wasm32-unknown-unknown/release/ewise_web.wasm"
 rm -f "$pkg/.gitignore"
-cp "$js/ewise.js" "$js/ewise.d.ts" "$js/README.md" crates/ewise-web/LICENSE-MIT \
+cp "$js/ewise.js" "$js/ewise.d.ts" "$js/ewise.cjs" "$js/README.md" crates/ewise-web/LICENSE-MIT \
     crates/ewise-web/LICENSE-APACHE "$pkg/"
+cp "$js/ewise.d.ts" "$pkg/ewise.d.cts"
+node "$js/commonjs.mjs" "$pkg"
 crate_version=$(awk '/^\[workspace.package\]/ { p = 1 } p && /^version = / { gsub(/version = |"/, ""); print; exit }' Cargo.toml)
 sed "s/@VERSION@/$crate_version/" "$js/package.json" >"$pkg/package.json"
 

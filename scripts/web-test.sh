@@ -16,6 +16,14 @@
 # property runs with a fixed seed and then a random one, which it prints (replay with
 # EWISE_FUZZ_SEED=SEED; EWISE_FUZZ_RUNS sets the runs, default 1000).
 #
+# The package as a user's project takes it: a project made with `npm init -y` (CommonJS)
+# installs the tarball and runs require("ewise") and import from "ewise"
+# (crates/ewise-web/tests/package/), with Node's require(esm) and without it
+# (--no-experimental-require-module: the CommonJS copy, as Node 20 before 20.19 runs it),
+# and the blocks of crates/ewise-web/js/README.md; the README's first example is bundled
+# with esbuild 0.28.2 (from npm into target/tools) for browsers and for Node,
+# and the Node bundles run.
+#
 # Also runs examples/web/*.test.mjs (the page's .npy reader and writer and its JavaScript
 # loops; the .npy files are compared with numpy's where $PYTHON, by default
 # target/wheel-venv's python or python3, has numpy, which CI=true requires).
@@ -38,6 +46,73 @@ EWISE_WEB_SKIP_STATUS=75 scripts/web-build.sh || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 pkg=crates/ewise-web/pkg
 
+tools=${EWISE_WEB_TOOLS:-$PWD/target/tools}
+
+# esbuild, pinned, into the tools directory: the README's example is bundled with it.
+esbuild_version=0.28.2
+
+# The package as users' projects take it, from the tarball $1: a project made with `npm
+# init -y` (CommonJS) runs require("ewise") (tests/package/entry.cjs: ewise.js through
+# require(esm), and with --no-experimental-require-module the CommonJS copy, as Node 20
+# before 20.19 runs it) and import from "ewise" (entry.mjs), then the README's blocks
+# (js/README.md: `js cjs` blocks as CommonJS, `js` and `js esm` ones as ES modules), then
+# the README's first block bundled by esbuild for browsers and for Node (ES modules) and
+# its first `js cjs` block for Node (CommonJS), the .wasm copied beside the bundles as the
+# README says, the Node bundles run.
+commonjs_and_bundles() {
+    local project=${CARGO_TARGET_DIR:-target}/web/npm-init f
+    rm -rf "$project"
+    mkdir -p "$project"
+    project=$(cd "$project" && pwd)
+    (cd "$project" && npm init -y >/dev/null &&
+        npm install --offline --no-audit --no-fund --silent "$1" >&2)
+    cp crates/ewise-web/tests/package/entry.cjs crates/ewise-web/tests/package/entry.mjs "$project/"
+    local runs=("entry.cjs" "entry.mjs")
+    if node --no-experimental-require-module -e 0 2>/dev/null; then
+        runs+=("--no-experimental-require-module entry.cjs")
+    fi
+    mapfile -t blocks < <(node crates/ewise-web/tests/package/readme-blocks.mjs crates/ewise-web/js/README.md "$project")
+    [ "${#blocks[@]}" -gt 0 ] || { echo "web-test: crates/ewise-web/js/README.md has no js blocks" >&2; exit 1; }
+    runs+=("${blocks[@]}")
+    for f in "${blocks[@]}"; do
+        case $f in *.cjs) runs+=("--no-experimental-require-module $f") ;; esac
+    done
+    for f in "${runs[@]}"; do
+        echo "web-test: node $f (in $project, made by npm init -y)" >&2
+        # shellcheck disable=SC2086 # $f is node's flags and a file name
+        (cd "$project" && node $f >/dev/null) ||
+            { echo "web-test: node $f failed in $project" >&2; exit 1; }
+    done
+
+    local esbuild=$tools/node_modules/.bin/esbuild
+    if [ "$("$esbuild" --version 2>/dev/null)" != "$esbuild_version" ]; then
+        echo "web-test: npm install esbuild@$esbuild_version into $tools" >&2
+        mkdir -p "$tools"
+        npm install --prefix "$tools" --no-audit --no-fund --save-exact --silent "esbuild@$esbuild_version" >&2 ||
+            {
+                [ "${CI:-}" != "true" ] || { echo "web-test: npm could not install esbuild@$esbuild_version, and CI=true" >&2; exit 1; }
+                echo "web-test: npm could not install esbuild@$esbuild_version: the README's example is not bundled (a failure under CI=true)" >&2
+                return 0
+            }
+    fi
+    local first=${blocks[0]} cjs
+    cjs=$(printf '%s\n' "${blocks[@]}" | grep -m 1 '\.cjs$') ||
+        { echo "web-test: crates/ewise-web/js/README.md has no js cjs block" >&2; exit 1; }
+    mkdir -p "$project/dist"
+    cp "$project/node_modules/ewise/ewise_web_bg.wasm" "$project/dist/"
+    echo "web-test: esbuild $first for browsers and for Node, $cjs for Node as CommonJS; the Node bundles run" >&2
+    (cd "$project" &&
+        "$esbuild" "$first" --bundle --log-level=warning --platform=browser --format=esm --outfile=dist/browser.mjs &&
+        "$esbuild" "$first" --bundle --log-level=warning --platform=node --format=esm --outfile=dist/node.mjs &&
+        "$esbuild" "$cjs" --bundle --log-level=warning --platform=node --format=cjs --outfile=dist/node.cjs &&
+        node dist/node.mjs >/dev/null && node dist/node.cjs >/dev/null) ||
+        { echo "web-test: bundling with esbuild $esbuild_version, or running a Node bundle, failed in $project" >&2; exit 1; }
+    if grep -q '"ewise"' "$project/dist/browser.mjs" "$project/dist/node.mjs" "$project/dist/node.cjs"; then
+        echo "web-test: an esbuild bundle still imports \"ewise\" instead of holding it" >&2
+        exit 1
+    fi
+}
+
 scratch=${CARGO_TARGET_DIR:-target}/web/npm-test
 if command -v npm >/dev/null; then
     rm -rf "$scratch"
@@ -53,6 +128,7 @@ if command -v npm >/dev/null; then
         if (sign(new Int8Array([-5]))[0] !== -1) throw new Error('sign gave the wrong value');
     ") || { echo "web-test: import { init, sign } from \"ewise\" failed in $scratch" >&2; exit 1; }
     cd_note="the npm-installed $tarball"
+    commonjs_and_bundles "$scratch/$tarball"
 else
     echo "web-test: no npm: testing $pkg directly, without packing it" >&2
     export EWISE_WEB_PKG=$PWD/$pkg
@@ -73,7 +149,6 @@ fi
 # so, and under CI=true fails.
 fast_check_version=4.10.2
 if [ -z "${EWISE_WEB_FAST_CHECK:-}" ]; then
-    tools=${EWISE_WEB_TOOLS:-$PWD/target/tools}
     installed=$(node -p "try { require('$tools/node_modules/fast-check/package.json').version } catch { '' }")
     if [ "$installed" != "$fast_check_version" ] && command -v npm >/dev/null; then
         echo "web-test: npm install fast-check@$fast_check_version into $tools" >&2

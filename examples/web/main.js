@@ -168,7 +168,8 @@ async function probeGpu() {
   const status = $("gpu-status");
   try {
     state.gpu = await state.ewise.requestGpu();
-    status.textContent = `WebGPU adapter: ${state.gpu.adapter.trim()}`;
+    const software = state.gpu.isSoftware ? " (a software renderer, as no GPU was found: exact, but slower than the CPU)" : "";
+    status.textContent = `WebGPU adapter: ${state.gpu.adapter.trim()}${software}`;
     body.dataset.gpu = "ready";
   } catch (e) {
     state.gpuError = e;

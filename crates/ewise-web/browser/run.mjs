@@ -94,10 +94,15 @@ async function puppeteer() {
 async function runModule(browser, base, module) {
   const page = await browser.newPage();
   const problems = [];
+  const warned = new Set();
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() === "error") problems.push(`console error: ${m.text()}`);
-    else if (m.type() === "warn") console.log(`#   ${module}: console ${m.type()}: ${m.text()}`);
+    else if (m.type() === "warn" && !warned.has(m.text())) {
+      // Each warning once per module: every device on SwiftShader gives one.
+      warned.add(m.text());
+      console.log(`#   ${module}: console ${m.type()} (shown once): ${m.text()}`);
+    }
   });
   try {
     await page.goto(`${base}/crates/ewise-web/browser/runner.html?module=${encodeURIComponent(module)}`);

@@ -62,19 +62,23 @@ export type InfinityMode = "either" | "positive" | "negative" | "neither";
 export interface SignOptions<T> {
   /** Default "zero". */
   nan?: NanPolicy;
-  /** The element type; needed only for float16 and bfloat16 in a `Uint16Array`. */
-  dtype?: DType;
-  /** Where to write: an array of `x`'s type and length, or `x` itself (in place). */
-  out?: T;
+  /** The element type; needed only for float16 and bfloat16 in a `Uint16Array`. Null
+   * is the same as leaving it out. */
+  dtype?: DType | null;
+  /** Where to write: an array of `x`'s type and length, or `x` itself (in place). Null
+   * is the same as leaving it out. */
+  out?: T | null;
 }
 
 export interface IsInfinityOptions {
   /** Default "either". */
   mode?: InfinityMode;
-  /** "float16" or "bfloat16" for a `Uint16Array` of bit patterns. */
-  dtype?: DType;
-  /** Where to write: a `Uint8Array` of `x`'s length. */
-  out?: Uint8Array;
+  /** "float16" or "bfloat16" for a `Uint16Array` of bit patterns. Null is the same as
+   * leaving it out. */
+  dtype?: DType | null;
+  /** Where to write: a `Uint8Array` of `x`'s length. Null is the same as leaving it
+   * out. */
+  out?: Uint8Array | null;
 }
 
 /**
@@ -258,7 +262,9 @@ export class CompiledOperator {
 // ------------------------------------------------------------------------------ GPU
 
 export interface GpuOptions extends DeviceOptions {
-  /** Accept a software adapter (SwiftShader); default true. */
+  /** A software adapter (SwiftShader): `true` takes it silently, `false` refuses it
+   * (`GpuError` of kind "NoAdapter"); left out, it is taken with one `console.warn`
+   * ("ewise: warning: ...") per device. */
   allowSoftware?: boolean;
   /** Caps the workgroups one dispatch launches per grid dimension below the adapter's
    * limit (a positive integer up to 2^32 - 1), so that small tensors take several
@@ -279,6 +285,9 @@ export class GpuDevice {
   private constructor();
   /** The adapter: name, backend, type and driver. */
   readonly adapter: string;
+  /** Whether the adapter is a software renderer (SwiftShader: WebGPU's fallback
+   * adapter). */
+  readonly isSoftware: boolean;
   /** The bytes one binding window spans at most (the adapter's limit or the cap). */
   readonly maxBindingSize: number | bigint;
   readonly featureLevel: string;
@@ -299,7 +308,9 @@ export class GpuDevice {
  * `ValidationError` of kind "FeatureLevelUnavailable"); then it rejects with
  * `WebGpuUnavailableError` where there is no `navigator.gpu` (Node, or a browser
  * without WebGPU or outside a secure context), and with `GpuError` of kind "NoAdapter"
- * where WebGPU gives no adapter.
+ * where WebGPU gives no adapter, or only a software one under `allowSoftware: false`. A
+ * software adapter taken without `allowSoftware` is reported once per device with
+ * `console.warn("ewise: warning: ...")`.
  */
 export function requestGpu(options?: GpuOptions): Promise<GpuDevice>;
 

@@ -160,10 +160,16 @@ function isNode() {
 const NODE_FS = "node:fs/promises";
 
 /** Under Node, the file `source` names, for `fs.readFile`: the default module beside
- * this one, a `file:` URL (a URL or a string), or a string that is no URL (a path;
- * one letter before a colon is a Windows drive); otherwise undefined (fetched). */
+ * this one (beside the bundle, for a CommonJS bundle of it), a `file:` URL (a URL or a
+ * string), or a string that is no URL (a path; one letter before a colon is a Windows
+ * drive); otherwise undefined (fetched). */
 function nodeFile(source) {
-  if (source === undefined) return new URL("./ewise_web_bg.wasm", import.meta.url);
+  if (source === undefined) {
+    // A CommonJS bundle of this module has no import.meta.url, but its own __dirname.
+    const base = import.meta.url;
+    if (base === undefined && typeof __dirname === "string") return `${__dirname}/ewise_web_bg.wasm`;
+    return new URL("./ewise_web_bg.wasm", base);
+  }
   if (source instanceof URL) return source.protocol === "file:" ? source : undefined;
   if (typeof source !== "string") return undefined;
   if (!/^[a-z][a-z0-9+.-]+:/i.test(source)) return source;
@@ -442,7 +448,7 @@ function elementType(x, options, float, what) {
     throw argumentError("x", `${what}: x must be ${article(listed(arrays))} (${kinds}; float16 and bfloat16 also as Uint16Array bit patterns with options.dtype "float16" or "bfloat16"); got ${describe(x)}`);
   }
   const natural = ARRAYS[tag][0];
-  const dtype = options.dtype;
+  const dtype = options.dtype ?? undefined;
   if (dtype !== undefined && !DTYPES.includes(dtype)) {
     throw argumentError("options.dtype", `${what}: options.dtype must be ${quoted(DTYPES)}; got ${showValue(dtype)}`);
   }
@@ -688,7 +694,7 @@ const DEVICE_OPTIONS = ["featureLevel", "minFeatureLevel", "extensions", "nanPol
 function wasmDeviceOptions(o, what) {
   const level = o.featureLevel === undefined ? undefined : levelText(o.featureLevel, "options.featureLevel", what);
   const min = o.minFeatureLevel === undefined ? undefined : levelText(o.minFeatureLevel, "options.minFeatureLevel", what);
-  const extensions = o.extensions ?? false;
+  const extensions = o.extensions === undefined ? false : o.extensions;
   if (typeof extensions !== "boolean") {
     throw argumentError("options.extensions", `${what}: options.extensions must be true or false; got ${describe(extensions)}`);
   }
@@ -1005,6 +1011,12 @@ export class GpuDevice extends DirectMLDevice {
     return this.#device.adapter;
   }
 
+  /** Whether the adapter is a software renderer (SwiftShader: WebGPU's fallback
+   * adapter). */
+  get isSoftware() {
+    return this.#device.isSoftware;
+  }
+
   /** The bytes one binding window spans at most: the adapter's limit, or
    * `maxBindingSize` (raised to 256 bytes plus the adapter's offset alignment). */
   get maxBindingSize() {
@@ -1120,8 +1132,11 @@ function cap(options, key, max, big, what) {
 }
 
 /**
- * A GPU device through WebGPU (`navigator.gpu.requestAdapter()`), accepting a software
- * adapter unless `allowSoftware: false`; `featureLevel`, `minFeatureLevel`, `extensions`
+ * A GPU device through WebGPU (`navigator.gpu.requestAdapter()`). A software adapter
+ * (SwiftShader, WebGPU's fallback adapter) is refused under `allowSoftware: false`
+ * (`GpuError` of kind "NoAdapter"), taken silently under `allowSoftware: true`, and
+ * without the option taken with one `console.warn` per device ("ewise: warning: ...",
+ * docs/SEMANTICS.md section 8.1); `featureLevel`, `minFeatureLevel`, `extensions`
  * and `nanPolicy` as a CPU `Device`'s (for its DirectML-style operators);
  * `maxWorkgroupsPerDimension` and `maxBindingSize` cap the workgroups per dispatch
  * dimension and the bytes per binding window below the adapter's limits. The options
@@ -1137,8 +1152,8 @@ export async function requestGpu(options) {
 async function openGpu(options, what) {
   needReady(what);
   const o = optionsOf(options, GPU_OPTIONS, what);
-  const allowSoftware = o.allowSoftware ?? true;
-  if (typeof allowSoftware !== "boolean") {
+  const allowSoftware = o.allowSoftware;
+  if (allowSoftware !== undefined && typeof allowSoftware !== "boolean") {
     throw argumentError("options.allowSoftware", `${what}: options.allowSoftware must be true or false; got ${describe(allowSoftware)}`);
   }
   const maxWorkgroups = cap(o, "maxWorkgroupsPerDimension", BigInt(U32), false, what);
@@ -1158,7 +1173,18 @@ async function openGpu(options, what) {
     if (typeof globalThis.Window !== "function" && typeof globalThis.WorkerGlobalScope !== "function") {
       throw new WebGpuUnavailableError(`${what}: WebGPU is not available: navigator.gpu exists, but this is neither a window nor a worker (no Window or WorkerGlobalScope), where alone ewise's WebGPU backend can reach it`, "WebGpuUnavailable");
     }
-    return new GpuDevice(await callAsync(() => wasm.requestGpuDevice(allowSoftware, deviceOptions, maxWorkgroups, maxBindingSize)));
+    const device = await callAsync(() => wasm.requestGpuDevice(allowSoftware === true, deviceOptions, maxWorkgroups, maxBindingSize));
+    if (allowSoftware === false && device.isSoftware) {
+      const adapter = device.adapter;
+      device.free();
+      throw new GpuError(`${what}: the only adapter WebGPU gives is ${adapter}, a software renderer, and options.allowSoftware is false`, "NoAdapter");
+    }
+    const warning = device.softwareWarning;
+    if (warning !== undefined) {
+      // ewise-gpu's advice names an environment variable, which no browser reads.
+      console.warn(`ewise: warning: ${warning.replace(/; name it with .*$/, "")}; requestGpu({ allowSoftware: true }) takes it silently`);
+    }
+    return new GpuDevice(device);
   } finally {
     deviceOptions.free();
   }

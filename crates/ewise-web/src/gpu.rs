@@ -28,9 +28,11 @@ use crate::error::{self, argument, validation};
 /// in pieces.
 pub const GPU_PIECE_BYTES: usize = 32 << 20;
 
-/// Opens a device on the adapter `navigator.gpu.requestAdapter()` gives, accepting a
-/// software one (SwiftShader) when `allow_software`, with `options` for its
-/// DirectML-style operators. `max_workgroups` and `max_binding_size` (positive, else an
+/// Opens a device on the adapter `navigator.gpu.requestAdapter()` gives, with `options`
+/// for its DirectML-style operators. A software adapter (SwiftShader), which is then the
+/// only one, is taken either way: `allow_software` (`GpuDeviceBuilder::allow_software`)
+/// says whether it was asked for, and so whether the device's `softwareWarning` is
+/// set (the caller refuses it where it must). `max_workgroups` and `max_binding_size` (positive, else an
 /// `ArgumentError`) cap the workgroups per grid dimension and the bytes of one binding
 /// window below the adapter's limits (`GpuDeviceBuilder::max_workgroups_per_dimension`
 /// and `max_binding_size`; a binding size below 256 bytes plus the adapter's storage
@@ -137,6 +139,20 @@ impl WebGpuDevice {
     #[wasm_bindgen(getter)]
     pub fn adapter(&self) -> String {
         self.device.adapter().to_string()
+    }
+
+    /// Whether the adapter is a software renderer (SwiftShader; WebGPU's fallback
+    /// adapter).
+    #[wasm_bindgen(getter, js_name = isSoftware)]
+    pub fn is_software(&self) -> bool {
+        self.device.adapter().is_software()
+    }
+
+    /// The sentence to warn with once for this device when it runs on a software
+    /// renderer that was not asked for (`GpuDevice::software_warning`), else `undefined`.
+    #[wasm_bindgen(getter, js_name = softwareWarning)]
+    pub fn software_warning(&self) -> Option<String> {
+        self.device.software_warning()
     }
 
     /// The bytes one binding window spans at most (the adapter's limit, or the cap).

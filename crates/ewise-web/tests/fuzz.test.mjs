@@ -225,7 +225,8 @@ function checkArrayCase(c) {
   const natural = naturalOf(A);
   const dtypeOption = c.dtype === "natural" ? (A === Uint16Array ? c.type : natural) : c.dtype;
   let dtype;
-  if (dtypeOption === undefined || dtypeOption === natural) dtype = natural;
+  // null is the same as no dtype (docs/SEMANTICS.md section 8.3).
+  if (dtypeOption === undefined || dtypeOption === null || dtypeOption === natural) dtype = natural;
   else if (A === Uint16Array && (dtypeOption === "float16" || dtypeOption === "bfloat16")) dtype = dtypeOption;
   else valid = false;
   if (c.op === "isInfinity" && dtype !== undefined && TYPES[dtype].kind !== "float") valid = false;
