@@ -12,7 +12,10 @@
  * It prints each input, its bits and its sign, checks the bits against DirectML's
  * answers, and exits 0 when all match. Every call's status is checked; on failure it
  * prints the status, its HRESULT and ewise_last_error(). With "gpu" and no GPU adapter it
- * says so and exits 0, unless EWISE_REQUIRE_GPU=1.
+ * says so and exits 0, unless EWISE_REQUIRE_GPU=1. Without a GPU but with a software
+ * renderer (lavapipe, llvmpipe, WARP), "gpu" runs on it and ewise_create_device writes one
+ * line "ewise: warning: ..." to stderr; EWISE_GPU_ADAPTER=llvmpipe ./sign gpu chooses it
+ * knowingly, without the line.
  */
 #include <inttypes.h>
 #include <stdio.h>

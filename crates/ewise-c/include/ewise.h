@@ -295,10 +295,19 @@ typedef enum EWISE_NAN_POLICY EWISE_ENUM_UINT32 {
     EWISE_NAN_PROPAGATE = 1 /* ONNX's and numpy's: the input NaN, bit for bit */
 } EWISE_NAN_POLICY;
 
-/* How to create a device (DMLCreateDevice1's arguments, ewise's way). */
+/* How to create a device (DMLCreateDevice1's arguments, ewise's way).
+ * A zeroed description ({0}, memset 0) is DirectML's defaults: a CPU device, strict rules
+ * at DML_FEATURE_LEVEL_6_4 (FeatureLevel 0 means 6_4, the latest), NaN policy Zero
+ * (docs/SEMANTICS.md section 8.2).
+ * Software renderers: a Kind GPU device that finds no hardware adapter and opens a software
+ * one (lavapipe, llvmpipe, WARP, SwiftShader) without being asked writes one line to stderr
+ * when it is created, "ewise: warning: the GPU device runs on <adapter>, a software
+ * renderer ...": C has no other channel for it. Its results are exact but slower than the
+ * CPU device's. To choose that adapter knowingly and silence the line, name it in the
+ * environment variable EWISE_GPU_ADAPTER (e.g. EWISE_GPU_ADAPTER=llvmpipe). */
 typedef struct EWISE_DEVICE_DESC {
     EWISE_DEVICE_KIND Kind;
-    DML_FEATURE_LEVEL FeatureLevel;   /* the level the device validates at */
+    DML_FEATURE_LEVEL FeatureLevel;   /* the level the device validates at; 0: 6_4 */
     uint32_t Extensions;              /* 0: strict DirectML rules; 1: ewise extensions */
     EWISE_NAN_POLICY NanPolicy;
 } EWISE_DEVICE_DESC;
@@ -352,12 +361,14 @@ EWISE_API const char *ewise_version(void);
  * EWISE_TENSOR_DATA_TYPE_* types, FLOAT64 SIGN, 0 to 64 dimensions, zero-sized
  * dimensions), and desc->NanPolicy for SIGN of NaN. A GPU device takes the adapter that
  * ewise's Rust GpuDevice::builder() takes (environment EWISE_GPU_BACKEND and
- * EWISE_GPU_ADAPTER choose one). On success *device is a new device; release it with
+ * EWISE_GPU_ADAPTER choose one); on a software renderer chosen unasked it writes the
+ * warning line described at EWISE_DEVICE_DESC to stderr. On success *device is a new device; release it with
  * ewise_release_device.
  * Returns:
  *  EWISE_OK;
  *  EWISE_ERROR_INVALID_ARGUMENT: desc or device NULL; Kind not 0 or 1; FeatureLevel not
- *    one of the 15 DML_FEATURE_LEVEL values; Extensions not 0 or 1; NanPolicy not 0 or 1;
+ *    0 or one of the 15 DML_FEATURE_LEVEL values; Extensions not 0 or 1; NanPolicy not 0
+ *    or 1;
  *  EWISE_ERROR_DEVICE_UNAVAILABLE: Kind GPU and no usable adapter (or its device could
  *    not be opened);
  *  EWISE_ERROR_OUT_OF_MEMORY: no memory for the device;

@@ -1,6 +1,7 @@
 //! Devices: the CPU or a GPU, validating at one feature level; what every child keeps
 //! alive; and `ewise_check_feature_support`.
 
+use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 
 use ewise::gpu::GpuDevice;
@@ -42,9 +43,16 @@ pub struct ewise_device {
 }
 
 impl DeviceCore {
-    /// The device `desc` asks for.
+    /// The device `desc` asks for. `FeatureLevel` 0 is the latest level, 6_4, so that a
+    /// zeroed description is DirectML's defaults (docs/SEMANTICS.md section 8.2): a CPU
+    /// device, strict rules at 6_4, NaN policy Zero. A GPU device that runs on a
+    /// software renderer chosen unasked writes [`GpuDevice::software_warning`] to
+    /// stderr as one line, `ewise: warning: ...`, once per device.
     pub(crate) fn new(desc: &EWISE_DEVICE_DESC) -> Outcome<DeviceCore> {
-        let level = convert::feature_level(desc.FeatureLevel)?;
+        let level = match desc.FeatureLevel {
+            0 => FeatureLevel::LATEST,
+            raw => convert::feature_level(raw)?,
+        };
         let extensions = match desc.Extensions {
             0 => Extensions::Disabled,
             1 => Extensions::Enabled,
@@ -71,7 +79,15 @@ impl DeviceCore {
             .nan_policy(nan_policy);
         let backend = match desc.Kind {
             EWISE_DEVICE_CPU => Backend::Cpu(Device::builder().options(options).build()?),
-            EWISE_DEVICE_GPU => Backend::Gpu(GpuDevice::builder().options(options).build()?),
+            EWISE_DEVICE_GPU => {
+                let device = GpuDevice::builder().options(options).build()?;
+                if let Some(text) = device.software_warning() {
+                    // One write of the whole line; a closed stderr loses it, as C's does.
+                    let line = format!("ewise: warning: {text}\n");
+                    let _ = std::io::stderr().write_all(line.as_bytes());
+                }
+                Backend::Gpu(device)
+            }
             other => {
                 return Err(Failure::invalid(format!(
                     "EWISE_DEVICE_DESC.Kind {other} is neither EWISE_DEVICE_CPU 0 nor \

@@ -10,6 +10,7 @@
 //! small multiple of a piece: wgpu's staging of the upload, the GPU buffers (host
 //! memory on a software renderer), the download's staging and copy.
 
+use std::ffi::CString;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use ewise_cpu::{DataType, Extensions, NanPolicy, OperatorDesc};
@@ -19,28 +20,37 @@ use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 
 use crate::layout::{Memory, Plan};
-use crate::GpuError as PyGpuError;
+use crate::{GpuError as PyGpuError, SoftwareRendererWarning};
 
 /// The GPU every call uses: the best adapter (as `EWISE_GPU_BACKEND` and
 /// `EWISE_GPU_ADAPTER` choose), accepting everything the library accepts; validation at
 /// a caller's feature level happens before, on the CPU side. Found once per process,
-/// failure included.
-fn device() -> PyResult<&'static GpuDevice> {
+/// failure included. The call that opens it gives `ewise.SoftwareRendererWarning`
+/// (`warnings.warn`) when a software renderer was chosen unasked (docs/SEMANTICS.md
+/// section 8.1); a warning filter that turns it into an error makes that call raise it.
+fn device(py: Python<'_>) -> PyResult<&'static GpuDevice> {
     static DEVICE: OnceLock<Result<GpuDevice, String>> = OnceLock::new();
-    DEVICE
+    let mut opened = false;
+    let device = DEVICE
         .get_or_init(|| {
+            opened = true;
             GpuDevice::builder()
                 .extensions(Extensions::Enabled)
                 .build()
                 .map_err(|e| e.to_string())
         })
         .as_ref()
-        .map_err(|e| PyGpuError::new_err(e.clone()))
+        .map_err(|e| PyGpuError::new_err(e.clone()))?;
+    if let Some(text) = device.software_warning().filter(|_| opened) {
+        let class = py.get_type::<SoftwareRendererWarning>();
+        PyErr::warn(py, &class, &CString::new(text)?, 1)?;
+    }
+    Ok(device)
 }
 
 /// The adapter `device="gpu"` runs on, as one line (name, backend, type, driver).
-pub(crate) fn adapter() -> PyResult<String> {
-    Ok(device()?.adapter().to_string())
+pub(crate) fn adapter(py: Python<'_>) -> PyResult<String> {
+    Ok(device(py)?.adapter().to_string())
 }
 
 /// Whether the plan's output span holds nothing but its elements, so downloading the
@@ -131,7 +141,7 @@ pub(crate) unsafe fn execute(
     policy: NanPolicy,
     plan: &Plan,
 ) -> PyResult<()> {
-    let device = device()?;
+    let device = device(py)?;
     device.check_process().map_err(gpu_error)?;
     let (input, output, memory) = (plan.input, plan.output, plan.memory);
     if streamable(plan) {

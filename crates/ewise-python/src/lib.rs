@@ -6,6 +6,7 @@
 //! and ewise-cpu's compiled operators run on its memory with the GIL released for large
 //! work (module `ops`); `device="gpu"` goes through ewise-gpu (module `gpu`).
 
+mod args;
 mod dask;
 mod dtypes;
 mod gpu;
@@ -23,7 +24,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use ops::Op;
+use args::{Detect, DeviceArg, Level, Mode, Nan, Threads};
+use ops::{Op, Target};
 
 create_exception!(
     ewise,
@@ -36,6 +38,12 @@ create_exception!(
     GpuError,
     pyo3::exceptions::PyRuntimeError,
     "device=\"gpu\" could not run: no GPU adapter (the message lists what was tried), or the GPU failed."
+);
+create_exception!(
+    ewise,
+    SoftwareRendererWarning,
+    pyo3::exceptions::PyRuntimeWarning,
+    "device=\"gpu\" opened a software renderer (lavapipe, llvmpipe, WARP, SwiftShader) because no GPU was found: results are exact but slower than the CPU device. Given once per process, when the GPU device is opened; set EWISE_GPU_ADAPTER to the adapter's name to choose it and silence this."
 );
 create_exception!(
     ewise,
@@ -80,7 +88,10 @@ create_exception!(
 ///     result, so the GPU pays off only for work that is large against the
 ///     transfers. Arrays of any size run in pieces of 32 MiB, holding about four
 ///     pieces' worth of host memory. A GPU used before ``os.fork()`` cannot be used
-///     in the child (``GpuError``); the CPU path works in forked children.
+///     in the child (``GpuError``); the CPU path works in forked children. Where
+///     no GPU exists and a software renderer (lavapipe, llvmpipe, WARP) is chosen
+///     without being named by ``EWISE_GPU_ADAPTER``, opening the device gives an
+///     ``ewise.SoftwareRendererWarning``, once per process.
 ///
 /// Returns
 /// -------
@@ -92,7 +103,10 @@ create_exception!(
 /// TypeError
 ///     ``x``'s dtype is not one ``sign`` takes (the message lists them), or ``x`` or
 ///     ``out`` is a masked array or a ``numpy.matrix`` (ewise would drop the mask or
-///     the matrix type; pass ``x.filled(value)`` or ``numpy.asarray(x)``).
+///     the matrix type; pass ``x.filled(value)`` or ``numpy.asarray(x)``), or a
+///     keyword of the wrong type (``nan=None``, ``device=0``, ``threads="2"``: the
+///     message names the keyword and what it accepts; ``None`` means "not given"
+///     only for ``out``, ``feature_level`` and ``threads``).
 /// ValueError
 ///     A bad keyword value or ``out=`` (type, dtype, shape, read-only).
 /// ValidationError
@@ -122,16 +136,19 @@ create_exception!(
 /// ...
 /// ewise.ValidationError: ELEMENT_WISE_SIGN: InputTensor DimensionCount 1 is not supported at feature level 2_1 (supported: 4)
 #[pyfunction]
-#[pyo3(signature = (x, *, nan="zero", out=None, feature_level=None, threads=None, device="cpu"))]
+#[pyo3(
+    signature = (x, *, nan=Nan(NanPolicy::Zero), out=None, feature_level=None, threads=None, device=DeviceArg(Target::Cpu)),
+    text_signature = "(x, *, nan=\"zero\", out=None, feature_level=None, threads=None, device=\"cpu\")"
+)]
 fn sign<'py>(
     x: &Bound<'py, PyAny>,
-    nan: &str,
+    nan: Nan,
     out: Option<&Bound<'py, PyAny>>,
-    feature_level: Option<&str>,
-    threads: Option<i64>,
-    device: &str,
+    feature_level: Option<Level>,
+    threads: Option<Threads>,
+    device: DeviceArg,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let op = Op::Sign(ops::nan_policy(nan)?);
+    let op = Op::Sign(nan.0);
     let options = ops::options(feature_level, threads, device)?;
     if let Some(result) = ops::small(x, out, op, None, options)? {
         return Ok(result);
@@ -140,7 +157,7 @@ fn sign<'py>(
         ops::check_block(dtype, block, op, None, options, "sign")
     };
     if let Some(lazy) = dask::dispatch(x, "sign", out, check, || {
-        [("nan", nan.into_pyobject(x.py())?.into_any())]
+        [("nan", nan.name().into_pyobject(x.py())?.into_any())]
             .into_iter()
             .chain(common(x.py(), feature_level, threads, device)?)
             .map(Ok)
@@ -159,9 +176,11 @@ fn sign<'py>(
 ///     A floating-point array (float32, float16, float64, bfloat16, or one of the
 ///     four float8 formats) of any layout, an array-like, or a Dask array.
 /// mode
-///     ``"either"``, ``"positive"`` or ``"negative"``: which infinities count.
-///     NaN and finite values give 0; float8 formats without infinities (all but
-///     float8_e5m2) give all zeros.
+///     ``"either"``, ``"positive"`` or ``"negative"``: which infinities count; or
+///     ``"neither"`` (ONNX's IsInf with both flags false: all zeros), an extension
+///     that ``feature_level=`` refuses as DirectML has no such mode. NaN and finite
+///     values give 0; float8 formats without infinities (all but float8_e5m2) give
+///     all zeros.
 /// out
 ///     A writable uint8 or bool array of a shape ``x`` broadcasts to; returned.
 /// dtype
@@ -173,7 +192,9 @@ fn sign<'py>(
 /// Raises
 /// ------
 /// TypeError
-///     ``x``'s dtype is not a floating-point type ewise has (integers included).
+///     ``x``'s dtype is not a floating-point type ewise has (integers included), or
+///     a keyword of the wrong type (``mode=None``: the message names the keyword and
+///     what it accepts).
 /// ValueError
 ///     A bad keyword value or ``out=``.
 /// ValidationError
@@ -188,18 +209,21 @@ fn sign<'py>(
 /// >>> ewise.is_infinity(x, mode="negative", dtype=bool)
 /// array([False,  True, False, False])
 #[pyfunction]
-#[pyo3(signature = (x, *, mode="either", out=None, dtype=None, feature_level=None, threads=None, device="cpu"))]
+#[pyo3(
+    signature = (x, *, mode=Mode(InfinityMode::Either), out=None, dtype=None, feature_level=None, threads=None, device=DeviceArg(Target::Cpu)),
+    text_signature = "(x, *, mode=\"either\", out=None, dtype=None, feature_level=None, threads=None, device=\"cpu\")"
+)]
 fn is_infinity<'py>(
     x: &Bound<'py, PyAny>,
-    mode: &str,
+    mode: Mode,
     out: Option<&Bound<'py, PyAny>>,
     dtype: Option<&Bound<'py, PyAny>>,
-    feature_level: Option<&str>,
-    threads: Option<i64>,
-    device: &str,
+    feature_level: Option<Level>,
+    threads: Option<Threads>,
+    device: DeviceArg,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
-    let op = Op::IsInfinity(ops::infinity_mode(mode)?);
+    let op = Op::IsInfinity(mode.0);
     let options = ops::options(feature_level, threads, device)?;
     let out_type = match (dtype, out) {
         (Some(dtype), _) => Some(infinity_output_type(dtype)?),
@@ -215,7 +239,7 @@ fn is_infinity<'py>(
     if let Some(lazy) = dask::dispatch(x, "is_infinity", out, check, || {
         let dtype = dtype.map_or_else(|| py.None().into_bound(py), |d| d.clone());
         [
-            ("mode", mode.into_pyobject(py)?.into_any()),
+            ("mode", mode.name().into_pyobject(py)?.into_any()),
             ("dtype", dtype),
         ]
         .into_iter()
@@ -243,16 +267,20 @@ fn is_infinity<'py>(
 /// >>> ewise.isinf(x, detect_positive=False, detect_negative=False)
 /// array([False, False, False])
 #[pyfunction]
-#[pyo3(signature = (x, *, detect_positive=true, detect_negative=true, out=None, threads=None, device="cpu"))]
+#[pyo3(
+    signature = (x, *, detect_positive=Detect(true), detect_negative=Detect(true), out=None, threads=None, device=DeviceArg(Target::Cpu)),
+    text_signature = "(x, *, detect_positive=True, detect_negative=True, out=None, threads=None, device=\"cpu\")"
+)]
 fn isinf<'py>(
     x: &Bound<'py, PyAny>,
-    detect_positive: bool,
-    detect_negative: bool,
+    detect_positive: Detect<true>,
+    detect_negative: Detect<false>,
     out: Option<&Bound<'py, PyAny>>,
-    threads: Option<i64>,
-    device: &str,
+    threads: Option<Threads>,
+    device: DeviceArg,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
+    let (detect_positive, detect_negative) = (detect_positive.0, detect_negative.0);
     let op = Op::IsInfinity(InfinityMode::from_detect(detect_positive, detect_negative));
     let options = ops::options(None, threads, device)?;
     if let Some(result) = ops::small(x, out, op, Some(DataType::Bool), options)? {
@@ -282,19 +310,25 @@ fn isinf<'py>(
     ops::run(x, out, op, Some(DataType::Bool), options, "isinf")
 }
 
-/// The `feature_level` and `threads` keywords, for a Dask call.
+/// The `feature_level`, `threads` and `device` keywords, for a Dask call.
 fn common<'py>(
     py: Python<'py>,
-    feature_level: Option<&str>,
-    threads: Option<i64>,
-    device: &str,
+    feature_level: Option<Level>,
+    threads: Option<Threads>,
+    device: DeviceArg,
 ) -> PyResult<Vec<(&'static str, Bound<'py, PyAny>)>> {
     let mut keywords = vec![
-        ("threads", threads.into_pyobject(py)?.into_any()),
-        ("device", device.into_pyobject(py)?.into_any()),
+        (
+            "threads",
+            threads.map(|t| t.0).into_pyobject(py)?.into_any(),
+        ),
+        ("device", device.name().into_pyobject(py)?.into_any()),
     ];
-    if feature_level.is_some() {
-        keywords.push(("feature_level", feature_level.into_pyobject(py)?.into_any()));
+    if let Some(level) = feature_level {
+        keywords.push((
+            "feature_level",
+            level.0.to_string().into_pyobject(py)?.into_any(),
+        ));
     }
     Ok(keywords)
 }
@@ -333,17 +367,16 @@ fn out_infinity_type(out: &Bound<'_, PyAny>) -> PyResult<Option<DataType>> {
 fn onnx_run<'py>(
     model: &Bound<'py, PyAny>,
     inputs: Vec<(String, Bound<'py, PyUntypedArray>)>,
-    nan: &str,
+    nan: Nan,
 ) -> PyResult<Vec<(String, Bound<'py, PyUntypedArray>)>> {
-    onnx::run(model, inputs, ops::nan_policy(nan)?)
+    onnx::run(model, inputs, nan.0)
 }
 
 /// `support(feature_level)`: see `ewise.support`.
 #[pyfunction]
 #[pyo3(signature = (feature_level=None))]
-fn support<'py>(py: Python<'py>, feature_level: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
-    let level = ops::options(feature_level, None, "cpu")?.level;
-    tables::of(py, level)
+fn support<'py>(py: Python<'py>, feature_level: Option<Level>) -> PyResult<Bound<'py, PyDict>> {
+    tables::of(py, feature_level.map(|l| l.0))
 }
 
 /// Every DirectML feature level, lowest first (`"1_0"` ... `"6_4"`).
@@ -355,11 +388,13 @@ fn feature_levels() -> Vec<String> {
 /// The GPU adapter that ``device="gpu"`` runs on, as one line; raises ``GpuError``
 /// when there is none.
 #[pyfunction]
-fn gpu_adapter() -> PyResult<String> {
-    gpu::adapter()
+fn gpu_adapter(py: Python<'_>) -> PyResult<String> {
+    gpu::adapter(py)
 }
 
-/// The CPU kernels' instruction set in this process (`avx2`, `portable`, ...).
+/// The CPU kernels' instruction set in this process: ``"avx512"`` or ``"avx2"`` on x86-64
+/// (AVX-512 F, BW, DQ and VL; AVX2), ``"neon"`` on aarch64, ``"portable"`` elsewhere or
+/// where ``EWISE_FORCE_PORTABLE`` or ``EWISE_ISA`` ask for it.
 #[pyfunction]
 fn instruction_set() -> String {
     ewise_cpu::instruction_set().name().to_string()
@@ -379,6 +414,10 @@ fn _ewise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GpuError", m.py().get_type::<GpuError>())?;
     m.add("ValidationError", m.py().get_type::<ValidationError>())?;
     m.add("OnnxError", m.py().get_type::<OnnxError>())?;
+    m.add(
+        "SoftwareRendererWarning",
+        m.py().get_type::<SoftwareRendererWarning>(),
+    )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DEFAULT_NAN_POLICY", NanPolicy::default().name())?;
     Ok(())

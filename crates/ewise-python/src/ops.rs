@@ -4,7 +4,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use ewise_cpu::text::quoted;
 use ewise_cpu::{
     CompiledOperator, DataType, Device, Extensions, FeatureLevel, InfinityMode, NanPolicy,
     OperatorDesc, OperatorSupport, OperatorType, Parallelism,
@@ -15,6 +14,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PySlice, PyTuple};
 
+use crate::args::{DeviceArg, Level, Threads};
 use crate::dtypes::{self, numpy_name, Recognised};
 use crate::gpu;
 use crate::layout::{self, Dims, Memory, Plan, Span, Unfit, View};
@@ -58,55 +58,13 @@ pub(crate) struct Options {
     pub target: Target,
 }
 
-/// `nan=`'s value.
-pub(crate) fn nan_policy(value: &str) -> PyResult<NanPolicy> {
-    NanPolicy::ALL
-        .into_iter()
-        .find(|p| p.name() == value)
-        .ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "nan={} is not a NaN policy (accepted: \"zero\", \"propagate\")",
-                quoted(value)
-            ))
-        })
-}
-
-/// `mode=`'s value.
-pub(crate) fn infinity_mode(value: &str) -> PyResult<InfinityMode> {
-    match value {
-        "either" => Ok(InfinityMode::Either),
-        "positive" => Ok(InfinityMode::Positive),
-        "negative" => Ok(InfinityMode::Negative),
-        _ => Err(PyValueError::new_err(format!(
-            "mode={} is not an infinity mode (accepted: \"either\", \"positive\", \"negative\")",
-            quoted(value)
-        ))),
-    }
-}
-
-/// `feature_level=`, `threads=` and `device=`.
+/// `feature_level=`, `threads=` and `device=`, as read by [`crate::args`].
 pub(crate) fn options(
-    feature_level: Option<&str>,
-    threads: Option<i64>,
-    device: &str,
+    feature_level: Option<Level>,
+    threads: Option<Threads>,
+    device: DeviceArg,
 ) -> PyResult<Options> {
-    let target = match device {
-        "cpu" => Target::Cpu,
-        "gpu" => Target::Gpu,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "device={} is not a device (accepted: \"cpu\", \"gpu\")",
-                quoted(device)
-            )))
-        }
-    };
-    let level = feature_level
-        .map(|s| {
-            s.parse::<FeatureLevel>()
-                .map_err(|e| PyValueError::new_err(format!("feature_level: {e}")))
-        })
-        .transpose()?;
-    let parallelism = match threads {
+    let parallelism = match threads.map(|t| t.0) {
         None => Parallelism::Auto,
         Some(n) if n >= 1 => {
             let cap = ewise_cpu::max_threads();
@@ -119,9 +77,9 @@ pub(crate) fn options(
         }
     };
     Ok(Options {
-        level,
+        level: feature_level.map(|l| l.0),
         parallelism,
-        target,
+        target: device.0,
     })
 }
 

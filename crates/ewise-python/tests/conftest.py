@@ -54,3 +54,11 @@ def tmp_path(tmp_path):
     """
     yield tmp_path
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def pytest_configure(config):
+    """A software renderer opened by the GPU tests gives ``ewise.SoftwareRendererWarning``
+    once per process; ``filterwarnings = error`` would turn it into the failure of
+    whichever test opened the device first. test_defaults.py checks the warning itself,
+    in new processes. (CI names its adapter with EWISE_GPU_ADAPTER, so gives none.)"""
+    config.addinivalue_line("filterwarnings", "ignore::ewise.SoftwareRendererWarning")

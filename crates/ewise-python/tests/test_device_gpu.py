@@ -78,7 +78,7 @@ def test_sign_matches_cpu(dtype, nan) -> None:
 def test_infinity_matches_cpu(dtype) -> None:
     x = random_array(dtype, (5, 8, 6), seed=1)
     for name, v in layouts(x).items():
-        for mode in ["either", "positive", "negative"]:
+        for mode in ["either", "positive", "negative", "neither"]:
             for out_type in [np.uint8, bool]:
                 cpu = ewise.is_infinity(v, mode=mode, dtype=out_type)
                 gpu = ewise.is_infinity(v, mode=mode, dtype=out_type, device="gpu")

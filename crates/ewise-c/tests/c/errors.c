@@ -126,8 +126,6 @@ static void test_create_device(void)
 
     desc.FeatureLevel = (DML_FEATURE_LEVEL)0x1234;
     EXPECT(ewise_create_device(&desc, &device), EWISE_ERROR_INVALID_ARGUMENT);
-    desc.FeatureLevel = (DML_FEATURE_LEVEL)0;
-    EXPECT(ewise_create_device(&desc, &device), EWISE_ERROR_INVALID_ARGUMENT);
     desc.FeatureLevel = (DML_FEATURE_LEVEL)0x6500; /* a level after 6_4 */
     EXPECT(ewise_create_device(&desc, &device), EWISE_ERROR_INVALID_ARGUMENT);
     desc.FeatureLevel = (DML_FEATURE_LEVEL)0x6401;

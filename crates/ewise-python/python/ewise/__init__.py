@@ -12,6 +12,13 @@ is one). The results are those of the repository's ``docs/SEMANTICS.md``, bit fo
 - ``is_infinity`` / ``isinf``: 1 (True) where the element is an infinity of the
   selected sign; NaN and every finite value give 0.
 
+Without options the functions accept everything the extended rules accept (float64,
+int64, bfloat16, 0-d and empty arrays, ``mode="neither"``) with DirectML's results
+(``nan="zero"``, ``mode="either"``, uint8 output) on the CPU; ``feature_level=`` asks
+for DirectML's strict rules at that level instead (``docs/SEMANTICS.md`` section 8).
+``device="gpu"`` on a machine without a GPU runs on a software renderer and says so with
+an ``ewise.SoftwareRendererWarning``, unless ``EWISE_GPU_ADAPTER`` names it.
+
 Types: float32, float16, float64, int8-int64, uint8-uint64, and ml_dtypes' bfloat16
 for ``sign``; the float types plus ml_dtypes' float8_e4m3fn, float8_e4m3fnuz,
 float8_e5m2 and float8_e5m2fnuz for the infinity tests. ml_dtypes is only needed to
@@ -29,12 +36,22 @@ from __future__ import annotations
 from typing import Any
 
 from . import _ewise, onnx
-from ._ewise import GpuError, OnnxError, ValidationError, gpu_adapter, is_infinity, isinf, sign
+from ._ewise import (
+    GpuError,
+    OnnxError,
+    SoftwareRendererWarning,
+    ValidationError,
+    gpu_adapter,
+    is_infinity,
+    isinf,
+    sign,
+)
 
 __all__ = [
     "FEATURE_LEVELS",
     "GpuError",
     "OnnxError",
+    "SoftwareRendererWarning",
     "ValidationError",
     "__version__",
     "gpu_adapter",
@@ -70,5 +87,17 @@ def support(feature_level: str | None = None) -> dict[str, Any]:
 
 
 def instruction_set() -> str:
-    """The CPU kernels' instruction set in this process: ``"avx2"``, ``"neon"`` or ``"portable"``."""
+    """The CPU kernels' instruction set in this process, one of:
+
+    - ``"avx512"``: x86-64 with AVX-512 F, BW, DQ and VL;
+    - ``"avx2"``: x86-64 with AVX2 (and not all four AVX-512 subsets);
+    - ``"neon"``: aarch64;
+    - ``"portable"``: any other CPU, or where the environment asks for it
+      (``EWISE_FORCE_PORTABLE=1``, or ``EWISE_ISA`` naming a narrower set, read once
+      per process).
+
+    >>> import ewise
+    >>> ewise.instruction_set() in ("avx512", "avx2", "neon", "portable")
+    True
+    """
     return _ewise.instruction_set()

@@ -14,18 +14,22 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Mapping, Optional, Union
+import sys
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, Optional, TypeGuard, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _ewise
 
+if TYPE_CHECKING:
+    from onnx import GraphProto, ModelProto, TensorProto
+
 __all__ = ["run"]
 
 
 def run(
-    model: Union[str, os.PathLike[str], bytes],
+    model: Union[str, os.PathLike[str], bytes, "ModelProto"],
     inputs: Mapping[str, ArrayLike],
     *,
     nan: Literal["zero", "propagate"] = "propagate",
@@ -36,8 +40,12 @@ def run(
     Parameters
     ----------
     model
-        A path to a ``.onnx`` file (external data is read beside it) or the model's
-        bytes.
+        A path to a ``.onnx`` file (external data is read beside it, never outside
+        its folder), the model's bytes, or an ``onnx.ModelProto`` (serialized in
+        memory; nothing is written to disk). Bytes and a ``ModelProto`` have no
+        folder, so a model whose tensors keep their data in external files is
+        refused (``OnnxError``): pass its path, or load it with ``onnx.load(path)``,
+        which reads the external data into the ``ModelProto``.
     inputs
         Each graph input without an initializer, by name, as an array-like.
     nan
@@ -113,6 +121,8 @@ def run(
     model_arg: Union[str, bytes]
     if isinstance(model, (bytes, bytearray, memoryview)):
         model_arg = bytes(model)
+    elif _is_model_proto(model):
+        model_arg = _serialized(model)
     else:
         model_arg = os.fspath(model)
     if out is not None:
@@ -156,3 +166,42 @@ def _targets(out: object) -> list[tuple[str, NDArray[Any]]]:
             )
         targets.append((name, array))
     return targets
+
+
+def _is_model_proto(model: object) -> TypeGuard["ModelProto"]:
+    """Whether ``model`` is an ``onnx.ModelProto`` (onnx is loaded if one exists)."""
+    onnx = sys.modules.get("onnx")
+    return onnx is not None and isinstance(model, onnx.ModelProto)
+
+
+def _serialized(model: "ModelProto") -> bytes:
+    """The model's bytes; ``OnnxError`` naming the first tensor whose data is in an
+    external file, which a model without a folder cannot be confined to."""
+    for tensor in _tensors(model.graph):
+        if tensor.data_location == 1:  # onnx.TensorProto.EXTERNAL
+            where = {entry.key: entry.value for entry in tensor.external_data}
+            raise _ewise.OnnxError(
+                f"tensor {tensor.name!r} keeps its data in the external file "
+                f"{where.get('location', '?')!r}, which a ModelProto has no folder to "
+                "read from: pass the model's path to ewise.onnx.run, or load it with "
+                "onnx.load(path) (load_external_data=True, the default)"
+            )
+    return bytes(model.SerializeToString())
+
+
+def _tensors(graph: "GraphProto") -> Iterator["TensorProto"]:
+    """Every tensor of ``graph``: initializers, sparse ones' values and indices, and
+    those in node attributes, subgraphs included."""
+    yield from graph.initializer
+    for sparse in graph.sparse_initializer:
+        yield sparse.values
+        yield sparse.indices
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("t"):
+                yield attribute.t
+            yield from attribute.tensors
+            if attribute.HasField("g"):
+                yield from _tensors(attribute.g)
+            for subgraph in attribute.graphs:
+                yield from _tensors(subgraph)

@@ -24,9 +24,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBytes, PyTuple};
 
+use crate::args::Nan;
 use crate::dtypes::{self, numpy_name};
 use crate::layout::{self, Memory, View};
-use crate::{onnx, ops};
+use crate::onnx;
 use chunks::{Feed, Region};
 
 /// The effort `numpy.shares_memory` may spend on one pair of arrays; beyond it, the pair
@@ -43,11 +44,11 @@ type Named<'py> = Vec<(String, Bound<'py, PyUntypedArray>)>;
 pub(crate) fn onnx_run_into<'py>(
     model: &Bound<'py, PyAny>,
     inputs: Named<'py>,
-    nan: &str,
+    nan: Nan,
     out: Named<'py>,
 ) -> PyResult<Named<'py>> {
     let py = model.py();
-    let model = load(model, ops::nan_policy(nan)?)?;
+    let model = load(model, nan.0)?;
     let types = inputs
         .iter()
         .map(|(name, array)| onnx::input_type(name, array))
