@@ -192,6 +192,27 @@ pub struct IsInfinityDesc {
 }
 
 /// `DML_OPERATOR_DESC`: one of the operators ewise implements.
+///
+/// Built from its tensors' descriptions ([`TensorDesc`]); a device creates an operator
+/// from it, validated against the device's feature level (`ewise::Device`'s page shows
+/// the whole path: create, compile, bind, execute, read back).
+///
+/// ```
+/// use ewise_core::{
+///     validate, DataType, Extensions, FeatureLevel, InfinityMode, OperatorDesc, OperatorType,
+///     TensorDesc,
+/// };
+///
+/// let x = TensorDesc::new(DataType::Float32, &[1, 1, 2, 8]);
+/// let flags = TensorDesc::new(DataType::Uint8, &[1, 1, 2, 8]);
+/// let desc = OperatorDesc::is_infinity(x, flags, InfinityMode::Either);
+/// assert_eq!(desc.operator_type(), OperatorType::ElementWiseIsInfinity);
+/// validate(&desc, FeatureLevel::L4_1, Extensions::Disabled).unwrap();
+///
+/// // IS_INFINITY came with feature level 2_1: at 2_0 the description is refused.
+/// let err = validate(&desc, FeatureLevel::L2_0, Extensions::Disabled).unwrap_err();
+/// assert!(err.to_string().contains("2_1"), "{err}");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum OperatorDesc {
     /// `ELEMENT_WISE_SIGN`.

@@ -35,6 +35,28 @@ impl fmt::Display for TensorFlags {
 /// Fields are public as in DirectML; nothing is checked until an operator is created
 /// from the description. [`TensorDesc::new`] and [`TensorDesc::strided`] fill
 /// `total_tensor_size_in_bytes` with the minimum that [`calc_buffer_tensor_size`] gives.
+///
+/// The first step of the DirectML-style path: describe each tensor, then the operator
+/// ([`OperatorDesc`](crate::OperatorDesc)); a backend's device (`ewise::Device`, whose
+/// page shows the whole path: create, compile, bind, execute, read back) validates
+/// them against its feature level, as [`validate`](crate::validate()) does here.
+///
+/// ```
+/// use ewise_core::{validate, DataType, Extensions, FeatureLevel, OperatorDesc, TensorDesc};
+///
+/// // 2 x 3 float16, packed: 12 bytes, rounded up to a multiple of 4 as DirectML does.
+/// let packed = TensorDesc::new(DataType::Float16, &[2, 3]);
+/// assert_eq!(packed.total_tensor_size_in_bytes, 12);
+/// // Its transpose as a view of the same bytes: sizes 3 x 2, strides in elements.
+/// let transposed = TensorDesc::strided(DataType::Float16, &[3, 2], &[1, 3]);
+/// assert_eq!(transposed.total_tensor_size_in_bytes, 12);
+///
+/// let desc = OperatorDesc::sign(transposed, TensorDesc::new(DataType::Float16, &[3, 2]));
+/// validate(&desc, FeatureLevel::L6_4, Extensions::Disabled).unwrap();
+/// // DirectML 2_1 takes 4-D tensors only; the error says which field and what is accepted.
+/// let err = validate(&desc, FeatureLevel::L2_1, Extensions::Disabled).unwrap_err();
+/// assert!(err.to_string().contains("DimensionCount 2 is not supported"), "{err}");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorDesc {
     /// Element type.

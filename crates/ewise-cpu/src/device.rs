@@ -17,6 +17,42 @@ use crate::parallel::{
 use crate::walk::{Part, Plan, Source};
 
 /// A CPU device that behaves as a DirectML device of one feature level.
+///
+/// The DirectML-style path (`IDMLDevice::CreateOperator`, `CompileOperator`, a binding
+/// table, `RecordDispatch`): describe the tensors, create the operator (validated against
+/// the device's feature level), compile it once, bind buffers and execute, read back.
+///
+/// ```
+/// use ewise_cpu::{
+///     Buffer, BufferBinding, BufferRef, DataType, Device, FeatureLevel, OperatorDesc,
+///     TensorDesc,
+/// };
+///
+/// fn main() -> Result<(), ewise_cpu::Error> {
+///     let device = Device::with_feature_level(FeatureLevel::L6_4);
+///     let t = TensorDesc::new(DataType::Float32, &[2, 2]);
+///     let sign = device.create_operator(&OperatorDesc::sign(t.clone(), t.clone()))?.compile()?;
+///
+///     let input = Buffer::from_values(&[-2.5f32, -0.0, f32::NAN, 1e-45]);
+///     let mut output = Buffer::zeroed(input.len());
+///     let bytes = t.total_tensor_size_in_bytes;
+///     sign.execute(
+///         &mut [BufferRef::from(&input), BufferRef::from(&mut output)],
+///         &[BufferBinding::new(0, 0, bytes)], // input: buffer 0, offset 0
+///         &[BufferBinding::new(1, 0, bytes)], // output: buffer 1
+///     )?;
+///
+///     let signs: Vec<f32> = output
+///         .chunks_exact(4)
+///         .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+///         .collect();
+///     // NaN gives +0 (DirectML's default NaN policy), -0 gives +0, never -0.
+///     assert_eq!(signs.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), [
+///         (-1.0f32).to_bits(), 0, 0, 1.0f32.to_bits()
+///     ]);
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Device {
     options: DeviceOptions,
@@ -188,6 +224,40 @@ impl Operator {
 }
 
 /// A compiled operator: executes with bindings, any number of times.
+///
+/// Bindings name a buffer of the execution's list, an offset and a size, as DirectML's
+/// `DML_BUFFER_BINDING` does; an output bound to the input's own bytes runs in place.
+/// Here IS_INFINITY writes UINT8 0/1 into one buffer, then SIGN rewrites another in place:
+///
+/// ```
+/// use ewise_cpu::{
+///     Buffer, BufferBinding, BufferRef, DataType, Device, FeatureLevel, InfinityMode,
+///     OperatorDesc, TensorDesc,
+/// };
+///
+/// fn main() -> Result<(), ewise_cpu::Error> {
+///     let device = Device::with_feature_level(FeatureLevel::L6_4);
+///     let x = TensorDesc::new(DataType::Float32, &[4]);
+///     let flags = TensorDesc::new(DataType::Uint8, &[4]);
+///     let desc = OperatorDesc::is_infinity(x.clone(), flags.clone(), InfinityMode::Negative);
+///     let is_inf = device.create_operator(&desc)?.compile()?;
+///     let sign = device.create_operator(&OperatorDesc::sign(x.clone(), x.clone()))?.compile()?;
+///
+///     let mut data = Buffer::from_values(&[f32::NEG_INFINITY, 3.0, f32::INFINITY, -0.5]);
+///     let mut out = Buffer::zeroed(flags.total_tensor_size_in_bytes as usize);
+///     let whole = BufferBinding::new(0, 0, x.total_tensor_size_in_bytes);
+///     is_inf.execute(
+///         &mut [BufferRef::from(&data), BufferRef::from(&mut out)],
+///         &[whole],
+///         &[BufferBinding::new(1, 0, flags.total_tensor_size_in_bytes)],
+///     )?;
+///     assert_eq!(out[..4], [1, 0, 0, 0]); // only -inf, as InfinityMode::Negative asks
+///
+///     sign.execute(&mut [BufferRef::from(&mut data)], &[whole], &[whole])?; // in place
+///     assert_eq!(data[..4], (-1.0f32).to_ne_bytes());
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug, Clone)]
 pub struct CompiledOperator {
     operator: OperatorType,
