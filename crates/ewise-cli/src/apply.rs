@@ -35,7 +35,7 @@ pub fn to_file(job: &Job, input: &Path, output: &Path, dtype: Option<DataType>) 
     };
     out.write_all(&header.to_bytes())?;
     let total = source.count.saturating_mul(source.element.size() as u64);
-    let progress = Progress::new(total, &label(job, input));
+    let progress = Progress::new(total, &label(job, input), job.progress);
     let result = match &mut engine {
         Engine::Cpu(kernels) => {
             stream::transform(&mut source, out_type, kernels, &mut out, &progress)
@@ -72,7 +72,11 @@ pub fn in_place(job: &Job, path: &Path, dtype: Option<DataType>) -> Result<()> {
     }
     let data_type = target.element.data_type;
     let mut engine = Engine::new(job, data_type, data_type)?;
-    let progress = Progress::new(target.count.saturating_mul(size), &label(job, path));
+    let progress = Progress::new(
+        target.count.saturating_mul(size),
+        &label(job, path),
+        job.progress,
+    );
     let result = match &mut engine {
         Engine::Cpu(kernels) => stream::transform_in_place(&target, kernels, &progress),
         Engine::Gpu(kernels) => gpu_stream::transform_in_place(&target, kernels, &progress),

@@ -8,23 +8,30 @@ use ewise_cpu::{DataType, FeatureLevel, InfinityMode, NanPolicy};
 const EXAMPLES: &str = "\
 Examples:
   ewise demo                                 what SIGN and IS_INFINITY do, on special values
-  ewise sign x.npy signs.npy                 DirectML semantics at feature level 6_4
+  ewise sign x.npy signs.npy                 DirectML's results, for every type (float64 too)
+  ewise sign x.npy signs.npy --feature-level 6_4
+                                             refused unless DirectML at 6_4 would run it
   ewise sign x.npy signs.npy --semantics onnx
   ewise sign --in-place big.npy              rewrite a file's data in place
   ewise is-infinity x.npy inf.npy --mode positive
   ewise support --op sign --feature-level 3_0
   ewise run model.onnx -i x=x.npy -o out/    run an ONNX model on .npy inputs
   ewise onnx-test onnx/backend/test/data/node/test_sign
-  ewise devices                              the GPUs --device gpu can use";
+  ewise devices                              the GPUs --device gpu can use
+  ewise completions bash > ~/.local/share/bash-completion/completions/ewise
+  ewise man | man -l -                       this help for every command, as a man page";
 
 const SIGN_EXAMPLES: &str = "\
 Examples:
   ewise sign x.npy signs.npy
-      DirectML: types and ranks of feature level 6_4, NaN gives 0
+      DirectML's results (NaN gives 0) for every type and shape: float64, int64,
+      bfloat16, 0-d and empty arrays, more than 2^32-1 elements
+  ewise sign x.npy signs.npy --feature-level 6_4
+      DirectML's strict rules too: refused unless DirectML at 6_4 would run it
   ewise sign x.npy signs.npy --semantics onnx
-      ONNX Sign: also float64, bfloat16, 0-d and empty arrays; NaN stays NaN
+      ONNX Sign: NaN stays NaN
   ewise sign x.npy signs.npy --nan propagate --feature-level 3_0
-  ewise sign bf16.npy out.npy --semantics onnx --dtype bfloat16
+  ewise sign bf16.npy out.npy --dtype bfloat16
       ml_dtypes saves bfloat16 as '<V2' (float8 as '<f1'); name the type
   ewise sign --in-place big.npy
       rewrites only the data, never the header; if interrupted, run it again
@@ -34,11 +41,13 @@ Examples:
 const IS_INFINITY_EXAMPLES: &str = "\
 Examples:
   ewise is-infinity x.npy inf.npy
-      DirectML: float32 or float16 in, uint8 (0 or 1) out
+      any floating-point type in (float64, bfloat16, float8 too), uint8 (0 or 1) out
+  ewise is-infinity x.npy inf.npy --feature-level 6_4
+      DirectML's strict rules: float32 or float16 in
   ewise is-infinity x.npy pos.npy --mode positive
   ewise is-infinity x.npy inf.npy --semantics onnx
-      ONNX IsInf: also float64, bfloat16 and float8 in, bool out
-  ewise is-infinity f8.npy inf.npy --semantics onnx --dtype float8e5m2";
+      ONNX IsInf: bool out
+  ewise is-infinity f8.npy inf.npy --dtype float8e5m2";
 
 const SUPPORT_EXAMPLES: &str = "\
 Examples:
@@ -90,6 +99,22 @@ Examples:
   EWISE_GPU_BACKEND=vulkan EWISE_GPU_ADAPTER=llvmpipe ewise devices
       the adapter --device gpu picks under these settings is marked with *";
 
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  ewise completions bash > ~/.local/share/bash-completion/completions/ewise
+  ewise completions zsh > ~/.zfunc/_ewise
+      with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc
+  ewise completions fish > ~/.config/fish/completions/ewise.fish
+  ewise completions powershell | Out-String | Invoke-Expression
+      in PowerShell's $PROFILE
+  ewise completions elvish >> ~/.config/elvish/rc.elv";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  ewise man | man -l -
+  ewise man > ~/.local/share/man/man1/ewise.1
+      then man ewise (where ~/.local/share/man is on the manual path)";
+
 const DEMO_EXAMPLES: &str = "\
 Examples:
   ewise demo
@@ -134,6 +159,13 @@ pub enum Command {
     /// List the GPU adapters `--device gpu` can use, and which one it picks.
     #[command(after_help = DEVICES_EXAMPLES)]
     Devices(DevicesArgs),
+    /// Print the completion script for a shell on standard output.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print the man page ewise(1), every command's options included, in roff on
+    /// standard output.
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
 }
 
 /// Options of `ewise sign`.
@@ -150,7 +182,8 @@ pub struct SignArgs {
     /// interrupt: running the same command again completes the file.
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
-    /// What NaN gives [default: zero with --semantics dml, propagate with onnx].
+    /// What NaN gives [default: zero (DirectML) with --semantics dml, propagate with
+    /// onnx].
     #[arg(long, value_enum, value_name = "POLICY")]
     pub nan: Option<Nan>,
     /// Shared options.
@@ -163,7 +196,7 @@ pub struct SignArgs {
 pub struct IsInfinityArgs {
     /// Input .npy file (floating point).
     pub input: PathBuf,
-    /// Output .npy file (uint8 with --semantics dml, bool with onnx): written to a
+    /// Output .npy file (uint8 with --semantics dml, the default, bool with onnx): written to a
     /// temporary file beside it, renamed on success; file names refused as for `sign`.
     pub output: PathBuf,
     /// Which infinities give 1.
@@ -177,14 +210,19 @@ pub struct IsInfinityArgs {
 /// Options shared by the commands that run an operator.
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// dml: DirectML's rules at the feature level (NaN policy zero, IS_INFINITY writes
-    /// uint8); onnx: every ONNX type and rank, 0-d and empty arrays included (NaN
-    /// policy propagate, IS_INFINITY writes bool).
+    /// Whose results: dml gives DirectML's (NaN policy zero, IS_INFINITY writes uint8),
+    /// onnx gives ONNX's (NaN policy propagate, IS_INFINITY writes bool). Both take
+    /// every type and shape ewise takes (float64, int64, bfloat16, float8 for
+    /// IS_INFINITY, 0-d and empty arrays, more than 2^32-1 elements, --mode neither);
+    /// with --feature-level, dml takes only what DirectML takes at that level.
     #[arg(long, value_enum, default_value_t = Semantics::Dml)]
     pub semantics: Semantics,
-    /// DirectML feature level to validate against (1_0 ... 6_4; also 6.4 or 0x6400).
-    #[arg(long, value_name = "LEVEL", default_value = "6_4", value_parser = parse_level)]
-    pub feature_level: FeatureLevel,
+    /// Refuse what DirectML would refuse at this feature level (1_0 ... 6_4; also 6.4 or
+    /// 0x6400): with --semantics dml, DirectML's strict rules (its types, ranks and
+    /// 32-bit sizes at LEVEL); with onnx, only an operator introduced after LEVEL.
+    /// Without it, the extended rules at 6_4.
+    #[arg(long, value_name = "LEVEL", value_parser = parse_level)]
+    pub feature_level: Option<FeatureLevel>,
     /// Threads for the operator on the CPU: 0 (the default) for one per core, or 1 to 4
     /// per core (at most 256). Larger counts are refused: threads beyond the cores only
     /// share them, and slow the run. --device gpu ignores it.
@@ -198,6 +236,27 @@ pub struct ExecArgs {
     /// Where the operator runs.
     #[arg(long, value_enum, env = DEVICE_ENV, default_value_t = DeviceKind::Cpu)]
     pub device: DeviceKind,
+    /// The progress bar.
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+}
+
+/// The progress bar's switch, for the commands that draw one.
+#[derive(Debug, Args)]
+pub struct ProgressArgs {
+    /// Draw no progress bar. Without it, a bar (bytes done, rate, time left) is drawn on
+    /// standard error while an input of 256 MiB of data or more is processed, and only
+    /// when standard error is a terminal: never into a file or a pipe.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// Options of `ewise completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 /// Options of `ewise support`.
@@ -257,6 +316,9 @@ pub struct RunArgs {
     /// runs about 8x slower); keep 1Mi or more there.
     #[arg(long, value_name = "BYTES", value_parser = parse_chunk_size)]
     pub chunk_size: Option<usize>,
+    /// The progress bar.
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Options of `ewise onnx-test`.
@@ -299,9 +361,10 @@ pub enum DeviceKind {
 /// Whose rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Semantics {
-    /// DirectML's, at the chosen feature level.
+    /// DirectML's results: NaN policy zero, IS_INFINITY writes uint8.
     Dml,
-    /// ONNX's (Sign-13, IsInf-20).
+    /// ONNX's results (Sign-13, IsInf-20): NaN policy propagate, IS_INFINITY writes
+    /// bool.
     Onnx,
 }
 
@@ -332,7 +395,8 @@ pub enum Mode {
     Positive,
     /// -inf only.
     Negative,
-    /// Nothing: always 0 (ONNX detect_positive=0, detect_negative=0; onnx semantics only).
+    /// Nothing: always 0 (ONNX detect_positive=0, detect_negative=0; refused with
+    /// --feature-level under --semantics dml, as DirectML has no such mode).
     Neither,
 }
 
@@ -499,7 +563,7 @@ mod tests {
         let Command::IsInfinity(args) = cli.command else {
             panic!("parsed as another command");
         };
-        assert_eq!(args.exec.feature_level, FeatureLevel::L2_1);
+        assert_eq!(args.exec.feature_level, Some(FeatureLevel::L2_1));
         assert_eq!(args.exec.dtype, Some(DataType::Bfloat16));
         assert!(Cli::try_parse_from(["ewise", "support", "--feature-level", "7_0"]).is_err());
     }

@@ -24,7 +24,13 @@ pub enum Op {
 pub struct Job {
     pub op: Op,
     pub semantics: Semantics,
+    /// The feature level: the one `--feature-level` names, else 6_4.
     pub level: FeatureLevel,
+    /// Whether DirectML's strict rules apply (`--semantics dml` with `--feature-level`);
+    /// otherwise the extended rules do (docs/SEMANTICS.md section 8.1).
+    pub strict: bool,
+    /// Whether a progress bar may be drawn (no `--no-progress`).
+    pub progress: bool,
     pub parallelism: Parallelism,
     pub device: DeviceKind,
 }
@@ -48,7 +54,9 @@ impl Job {
         Job {
             op,
             semantics: exec.semantics,
-            level: exec.feature_level,
+            level: exec.feature_level.unwrap_or(FeatureLevel::L6_4),
+            strict: exec.semantics == Semantics::Dml && exec.feature_level.is_some(),
+            progress: !exec.progress.no_progress,
             parallelism: Parallelism::threads(exec.threads),
             device: exec.device,
         }
@@ -95,9 +103,9 @@ impl Job {
         }
     }
 
-    /// Checks the whole array as the chosen semantics would: DirectML's validator at the
-    /// feature level, or with the ewise extensions for ONNX. The error is one line, the
-    /// validator's message plus a hint of what would accept the array.
+    /// Checks the whole array under the job's rules: DirectML's strict validator at the
+    /// feature level, or the ewise extensions. The error is one line, the validator's
+    /// message plus a hint of what would accept the array.
     pub fn check_array(
         &self,
         input: ElementType,
@@ -105,15 +113,14 @@ impl Job {
         fortran_order: bool,
     ) -> Result<()> {
         let output = self.output_type(input).data_type;
-        let dml = self.semantics == Semantics::Dml;
-        if dml {
+        if self.strict {
             if let Some((axis, &size)) = shape
                 .iter()
                 .enumerate()
                 .find(|(_, &s)| s > u64::from(u32::MAX))
             {
                 return Err(anyhow!(
-                    "dimension {axis} has {size} elements, more than DirectML's 32-bit sizes hold; hint: use --semantics onnx"
+                    "dimension {axis} has {size} elements, more than DirectML's 32-bit sizes hold; hint: {LEAVE_OUT_LEVEL}"
                 ));
             }
         }
@@ -128,7 +135,7 @@ impl Job {
             _ => TensorDesc::new(input.data_type, &sizes),
         };
         let desc = self.desc(tensor, output);
-        let extensions = if dml {
+        let extensions = if self.strict {
             Extensions::Disabled
         } else {
             Extensions::Enabled
@@ -143,20 +150,20 @@ impl Job {
         if let Error::OperatorNotAvailable { introduced, .. } = err {
             return format!("; hint: use --feature-level {introduced} or above");
         }
-        if self.semantics == Semantics::Onnx {
+        if !self.strict {
             return String::new();
         }
         let higher = FeatureLevel::ALL
             .into_iter()
             .filter(|&l| l > self.level)
             .find(|&l| validate(desc, l, Extensions::Disabled).is_ok());
-        let onnx = validate(desc, self.level, Extensions::Enabled).is_ok();
-        match (higher, onnx) {
+        let extended = validate(desc, self.level, Extensions::Enabled).is_ok();
+        match (higher, extended) {
             (Some(l), true) => {
-                format!("; hint: use --feature-level {l} or above, or --semantics onnx")
+                format!("; hint: use --feature-level {l} or above, or {LEAVE_OUT_LEVEL}")
             }
             (Some(l), false) => format!("; hint: use --feature-level {l} or above"),
-            (None, true) => "; hint: use --semantics onnx".to_string(),
+            (None, true) => format!("; hint: {LEAVE_OUT_LEVEL}"),
             (None, false) => String::new(),
         }
     }
@@ -170,6 +177,10 @@ impl Job {
         Ok(Kernels::new(self, device, input, output))
     }
 }
+
+/// The hint for an array that only DirectML's strict rules refuse.
+const LEAVE_OUT_LEVEL: &str =
+    "leave out --feature-level: without it the extended rules apply, which accept it";
 
 /// The options the CPU and GPU devices of a run open with: `level`, with the ewise
 /// extensions (each command validates what it runs under its own semantics first).

@@ -40,6 +40,8 @@ fn main() -> ExitCode {
         Command::OnnxTest(args) => commands::onnx_test::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Devices(args) => commands::devices::render(args).and_then(|text| print(&text)),
+        Command::Completions(args) => print(&commands::completions::render(args.shell)),
+        Command::Man => commands::man::render().and_then(|text| print(&text)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

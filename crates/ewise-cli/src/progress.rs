@@ -1,4 +1,4 @@
-//! A progress bar on a terminal, for large inputs only.
+//! A progress bar on a terminal, for large inputs only, unless `--no-progress`.
 
 use std::io::IsTerminal;
 
@@ -7,14 +7,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// Inputs smaller than this many bytes of data show no progress bar.
 pub const PROGRESS_THRESHOLD_BYTES: u64 = 256 << 20;
 
-/// Progress over a number of bytes; draws nothing unless stderr is a terminal and the
-/// total reaches [`PROGRESS_THRESHOLD_BYTES`].
+/// Progress over a number of bytes; draws nothing unless it is enabled, stderr is a
+/// terminal and the total reaches [`PROGRESS_THRESHOLD_BYTES`].
 pub struct Progress(Option<ProgressBar>);
 
 impl Progress {
-    /// Progress over `total` bytes, labelled `label`.
-    pub fn new(total: u64, label: &str) -> Progress {
-        if total < PROGRESS_THRESHOLD_BYTES || !std::io::stderr().is_terminal() {
+    /// Progress over `total` bytes, labelled `label`; `enabled` false (`--no-progress`)
+    /// draws nothing.
+    pub fn new(total: u64, label: &str, enabled: bool) -> Progress {
+        if !enabled || total < PROGRESS_THRESHOLD_BYTES || !std::io::stderr().is_terminal() {
             return Progress(None);
         }
         let style = ProgressStyle::with_template(

@@ -209,7 +209,15 @@ fn without_an_adapter_gpu_runs_fail_cleanly_and_write_nothing() {
         .args(["--device", "gpu"])
         .output()
         .unwrap();
-    assert_error(&out, &["--device gpu", "no GPU adapter found", "lavapipe"]);
+    // What this system's users install (ewise-gpu's no-adapter hint).
+    let install = if cfg!(windows) {
+        "d3d10warp.dll"
+    } else if cfg!(target_os = "macos") {
+        "Metal"
+    } else {
+        "mesa-vulkan-drivers"
+    };
+    assert_error(&out, &["--device gpu", "no GPU adapter found", install]);
     assert_eq!(std::fs::read(&dst).unwrap(), b"keep me");
     assert_eq!(file_names(dir.path()), ["in.npy", "out.npy"]);
 
@@ -221,7 +229,7 @@ fn without_an_adapter_gpu_runs_fail_cleanly_and_write_nothing() {
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("No GPU adapter found"), "{text}");
-    assert!(text.contains("mesa-vulkan-drivers"), "{text}");
+    assert!(text.contains(install), "{text}");
     let out = ewise_command()
         .env("EWISE_GPU_BACKEND", absent)
         .args(["devices", "--json"])

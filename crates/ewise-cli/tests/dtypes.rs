@@ -1,5 +1,6 @@
-//! Every dtype x both semantics x both operators, compared bit for bit with the scalar
-//! reference; what each semantics accepts is taken from docs/SEMANTICS.md, not from the code.
+//! Every dtype x both semantics (dml also with --feature-level, its strict rules) x both
+//! operators, compared bit for bit with the scalar reference; what each accepts is taken
+//! from docs/SEMANTICS.md, not from the code.
 
 mod common;
 
@@ -26,15 +27,17 @@ const CASES: [(&str, DataType, Option<&str>); 17] = [
     ("|V1", DataType::Float8E5M2Fnuz, Some("float8e5m2fnuz")),
 ];
 
-fn accepts(op: &str, semantics: &str, t: DataType) -> bool {
+/// Whether `op` takes `t` under DirectML's strict rules at 6_4 (`strict`) or the
+/// extended ones.
+fn accepts(op: &str, strict: bool, t: DataType) -> bool {
     use DataType::*;
     let dml_sign = [
         Float32, Float16, Int32, Int16, Int8, Uint32, Uint16, Uint8, Int64, Uint64,
     ];
-    match (op, semantics) {
-        ("sign", "dml") => dml_sign.contains(&t),
-        ("sign", _) => dml_sign.contains(&t) || [Float64, Bfloat16].contains(&t),
-        ("is-infinity", "dml") => [Float32, Float16].contains(&t),
+    match (op, strict) {
+        ("sign", true) => dml_sign.contains(&t),
+        ("sign", false) => dml_sign.contains(&t) || [Float64, Bfloat16].contains(&t),
+        ("is-infinity", true) => [Float32, Float16].contains(&t),
         _ => [
             Float32,
             Float16,
@@ -59,24 +62,30 @@ fn every_dtype_semantics_and_operator() {
         let shape = [4, input.len() as u64 / 4];
         let src = path(&dir, &format!("in{i}.npy"));
         write_npy(&src, descr, false, &shape, &to_le(&input, size));
-        for semantics in ["dml", "onnx"] {
+        for (semantics, strict) in [("dml", false), ("dml", true), ("onnx", false)] {
             for op in ["sign", "is-infinity"] {
-                let dst = path(&dir, &format!("out{i}-{semantics}-{op}.npy"));
+                let dst = path(&dir, &format!("out{i}-{semantics}-{strict}-{op}.npy"));
                 let mut args = vec![
                     op.to_string(),
                     src.display().to_string(),
                     dst.display().to_string(),
                 ];
                 args.extend(["--semantics".to_string(), semantics.to_string()]);
+                if strict {
+                    args.extend(["--feature-level".to_string(), "6_4".to_string()]);
+                }
                 if let Some(flag) = flag {
                     args.extend(["--dtype".to_string(), flag.to_string()]);
                 }
                 let out = ewise(&args);
-                let what = format!("{op} {descr} ({t}) --semantics {semantics}");
-                if !accepts(op, semantics, t) {
+                let what = format!("{op} {descr} ({t}) --semantics {semantics} strict {strict}");
+                if !accepts(op, strict, t) {
                     let err = assert_error(&out, &["not supported"]);
-                    if semantics == "dml" && accepts(op, "onnx", t) {
-                        assert!(err.contains("--semantics onnx"), "{what}: no hint in {err}");
+                    if strict && accepts(op, false, t) {
+                        assert!(
+                            err.contains("hint: leave out --feature-level"),
+                            "{what}: no hint in {err}"
+                        );
                     }
                     assert!(!dst.exists(), "{what}: output written after an error");
                     continue;
@@ -184,6 +193,17 @@ fn nan_policy_and_mode_options() {
             "--mode",
             "neither",
         ]);
-        assert_error(&out, &["NEITHER", "--semantics onnx"]);
+        assert_ok(&out);
+        assert!(read_npy(&dst).1.iter().all(|&b| b == 0));
+        let out = ewise([
+            "is-infinity",
+            src.to_str().unwrap(),
+            dst.to_str().unwrap(),
+            "--mode",
+            "neither",
+            "--feature-level",
+            "6_4",
+        ]);
+        assert_error(&out, &["NEITHER", "hint: leave out --feature-level"]);
     }
 }

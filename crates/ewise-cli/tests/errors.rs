@@ -162,7 +162,7 @@ fn feature_level_errors_name_the_rule_and_hint_at_what_accepts() {
         &["t3.npy: "],
     );
     assert!(err.contains(
-        "ELEMENT_WISE_SIGN: InputTensor DimensionCount 3 is not supported at feature level 2_1 (supported: 4); hint: use --feature-level 3_0 or above, or --semantics onnx"
+        "ELEMENT_WISE_SIGN: InputTensor DimensionCount 3 is not supported at feature level 2_1 (supported: 4); hint: use --feature-level 3_0 or above, or leave out --feature-level: without it the extended rules apply, which accept it"
     ), "{err}");
     assert_error(
         &ewise([
@@ -210,7 +210,7 @@ fn feature_level_errors_name_the_rule_and_hint_at_what_accepts() {
         ]),
         &[
             "data type INT64 is not supported at feature level 4_0",
-            "hint: use --feature-level 4_1 or above, or --semantics onnx",
+            "hint: use --feature-level 4_1 or above, or leave out --feature-level",
         ],
     );
     assert_ok(&ewise([
@@ -232,21 +232,26 @@ fn feature_level_errors_name_the_rule_and_hint_at_what_accepts() {
         &["data type INT32", "hint: use --feature-level 2_1 or above"],
     );
     let nine_d = file("t9.npy", "<f2", &[1; 9], 2);
+    let nine_d = nine_d.to_str().unwrap();
     assert_error(
-        &ewise(["sign", nine_d.to_str().unwrap(), dst.to_str().unwrap()]),
+        &ewise(["sign", nine_d, dst.to_str().unwrap(), "--feature-level", "6_4"]),
         &[
             "DimensionCount 9",
-            "(supported: 1 to 8); hint: use --semantics onnx",
+            "(supported: 1 to 8); hint: leave out --feature-level: without it the extended rules apply, which accept it",
         ],
     );
+    assert_ok(&ewise(["sign", nine_d, dst.to_str().unwrap()]));
     let f64 = file("f8.npy", "<f8", &[3], 8);
+    let f64 = f64.to_str().unwrap();
+    let strict = ["--feature-level", "6_4"];
     assert_error(
-        &ewise(["is-infinity", f64.to_str().unwrap(), dst.to_str().unwrap()]),
+        &ewise([&["is-infinity", f64, dst.to_str().unwrap()][..], &strict].concat()),
         &[
             "data type FLOAT64 is not supported",
-            "hint: use --semantics onnx",
+            "hint: leave out --feature-level",
         ],
     );
+    assert_ok(&ewise(["is-infinity", f64, dst.to_str().unwrap()]));
     assert!(!dst.exists() || std::fs::metadata(&dst).unwrap().len() > 0);
 }
 

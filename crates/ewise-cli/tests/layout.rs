@@ -82,8 +82,15 @@ fn scalars_and_empty_arrays_under_onnx_semantics() {
         "sign",
         src.to_str().unwrap(),
         path(&dir, "x.npy").to_str().unwrap(),
+        "--feature-level",
+        "6_4",
     ]);
-    assert_error(&out, &["DimensionCount 0", "hint: use --semantics onnx"]);
+    assert_error(
+        &out,
+        &["DimensionCount 0", "hint: leave out --feature-level"],
+    );
+    run_ok(&["sign", src.to_str().unwrap(), dst.to_str().unwrap()]);
+    assert_eq!(read_npy(&dst).1, (-1.0f32).to_le_bytes());
 
     for shape in [vec![0u64], vec![3, 0, 2]] {
         write_npy(&src, "<i2", false, &shape, &[]);
@@ -101,8 +108,12 @@ fn scalars_and_empty_arrays_under_onnx_semantics() {
             "sign",
             src.to_str().unwrap(),
             path(&dir, "x.npy").to_str().unwrap(),
+            "--feature-level",
+            "6_4",
         ]);
-        assert_error(&out, &["is 0", "hint: use --semantics onnx"]);
+        assert_error(&out, &["is 0", "hint: leave out --feature-level"]);
+        run_ok(&["sign", src.to_str().unwrap(), dst.to_str().unwrap()]);
+        assert_eq!(read_npy(&dst).0.shape, shape);
     }
     write_npy(&src, "<f2", true, &[2, 0], &[]);
     run_ok(&[
@@ -136,9 +147,18 @@ fn more_than_eight_dimensions_under_onnx_semantics() {
     ]);
     assert_eq!(read_npy(&dst).1, [0xff, 1, 0, 1]);
     assert_error(
-        &ewise(["sign", src.to_str().unwrap(), dst.to_str().unwrap()]),
-        &["DimensionCount 10", "--semantics onnx"],
+        &ewise([
+            "sign",
+            src.to_str().unwrap(),
+            path(&dir, "x.npy").to_str().unwrap(),
+            "--feature-level",
+            "6_4",
+        ]),
+        &["DimensionCount 10", "hint: leave out --feature-level"],
     );
+    std::fs::remove_file(&dst).unwrap();
+    run_ok(&["sign", src.to_str().unwrap(), dst.to_str().unwrap()]);
+    assert_eq!(read_npy(&dst).1, [0xff, 1, 0, 1]);
 }
 
 #[test]

@@ -63,11 +63,39 @@ pub fn backend_names(backends: wgpu::Backends) -> String {
 /// when the builder names none. Naming a software adapter (`llvmpipe`) selects it.
 pub const ADAPTER_ENV: &str = "EWISE_GPU_ADAPTER";
 
+/// What to install on Linux (and other Unix systems) when no adapter is found.
 #[cfg(not(target_arch = "wasm32"))]
-const HINT: &str = "Install a GPU driver with Vulkan (Linux, Windows), Metal (macOS) or \
-    D3D12 (Windows); on a machine without a GPU, Mesa's software Vulkan driver lavapipe \
-    (Debian: apt-get install mesa-vulkan-drivers libvulkan1) runs everything, slowly, \
-    when asked for with EWISE_GPU_ADAPTER=llvmpipe or allow_software";
+const LINUX_HINT: &str = "Install a GPU driver with Vulkan (Mesa's for AMD and Intel, \
+    NVIDIA's own); on a machine without a GPU, Mesa's software Vulkan driver lavapipe \
+    (Debian, Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1; Fedora, RHEL: dnf \
+    install mesa-vulkan-drivers vulkan-loader) runs everything, slowly; select it with \
+    EWISE_GPU_ADAPTER=llvmpipe or allow_software";
+
+/// What to install on Windows when no adapter is found.
+#[cfg(not(target_arch = "wasm32"))]
+const WINDOWS_HINT: &str = "Install your GPU vendor's driver with Direct3D 12 or Vulkan \
+    support (AMD, Intel, NVIDIA, Qualcomm: from the vendor or Windows Update); on a \
+    machine without a GPU, a software renderer runs everything, slowly: Microsoft's WARP \
+    (d3d10warp.dll, part of Windows, through Direct3D 12; select it with \
+    EWISE_GPU_BACKEND=dx12 and EWISE_GPU_ADAPTER=\"Microsoft Basic Render Driver\") or \
+    Mesa's lavapipe for Windows (a Vulkan driver; select it with \
+    EWISE_GPU_ADAPTER=llvmpipe), or allow_software";
+
+/// What a Mac needs when no adapter is found.
+#[cfg(not(target_arch = "wasm32"))]
+const MACOS_HINT: &str = "ewise runs on Metal, which every Mac that runs macOS 10.13 or \
+    later has; a virtual machine without GPU access has no Metal device: run on the CPU \
+    device instead";
+
+/// What to install, for the system this was built for.
+#[cfg(not(target_arch = "wasm32"))]
+const HINT: &str = if cfg!(windows) {
+    WINDOWS_HINT
+} else if cfg!(target_os = "macos") {
+    MACOS_HINT
+} else {
+    LINUX_HINT
+};
 
 #[cfg(target_arch = "wasm32")]
 const HINT: &str = "WebGPU needs a browser that offers navigator.gpu, on a page served \
@@ -128,6 +156,33 @@ impl fmt::Display for AdapterSummary {
             "" => f.write_str(")"),
             driver => write!(f, ", driver {driver})"),
         }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod hint_tests {
+    use super::{ADAPTER_ENV, LINUX_HINT, MACOS_HINT, WINDOWS_HINT};
+
+    #[test]
+    fn each_system_is_told_what_it_installs() {
+        for package in [
+            "mesa-vulkan-drivers",
+            "apt-get",
+            "dnf",
+            "lavapipe",
+            "Vulkan",
+        ] {
+            assert!(LINUX_HINT.contains(package), "{package}: {LINUX_HINT}");
+        }
+        for name in ["Direct3D 12", "Vulkan", "WARP", "d3d10warp.dll", "lavapipe"] {
+            assert!(WINDOWS_HINT.contains(name), "{name}: {WINDOWS_HINT}");
+        }
+        for debian in ["apt-get", "mesa-vulkan-drivers", "libvulkan1"] {
+            assert!(!WINDOWS_HINT.contains(debian), "{debian}: {WINDOWS_HINT}");
+            assert!(!MACOS_HINT.contains(debian), "{debian}: {MACOS_HINT}");
+        }
+        assert!(LINUX_HINT.contains(ADAPTER_ENV) && WINDOWS_HINT.contains(ADAPTER_ENV));
+        assert!(MACOS_HINT.contains("Metal"), "{MACOS_HINT}");
     }
 }
 

@@ -70,7 +70,7 @@ fn text(operators: &[&OperatorSupport], level: Option<FeatureLevel>) -> String {
         out.push_str(&table.render("  "));
         if level.is_none() {
             out.push_str(
-                "  (extensions: what `--semantics onnx` accepts, from the operator's introduction on)\n",
+                "  (extensions: what `ewise sign` and `ewise is-infinity` accept without --feature-level, from the operator's introduction on)\n",
             );
         }
     }

@@ -100,7 +100,7 @@ pub(super) fn stream_outputs(
         .iter()
         .map(|s| s.elements as u64 * element_size(s.data_type) as u64)
         .sum();
-    let progress = Progress::new(total, "run");
+    let progress = Progress::new(total, "run", !args.progress.no_progress);
     let run = Run {
         model: &args.model,
         targets,
