@@ -10,7 +10,6 @@
 #![allow(unsafe_code)]
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Command;
 use std::ptr;
 
@@ -19,36 +18,6 @@ use ewise_c::*;
 
 const COLUMN: &str = "C `ewise_create_device`, zeroed `EWISE_DEVICE_DESC`";
 const CHILD_ENV: &str = "EWISE_C_DEFAULTS_CHILD";
-
-/// The column's cells by setting, from the `<!-- defaults-table` marker to the next
-/// blank line.
-fn table() -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/SEMANTICS.md");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let rows: Vec<Vec<String>> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("<!-- defaults-table"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .map(|l| {
-            l.trim()
-                .trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
-        .collect();
-    assert!(rows.len() > 2, "no defaults table in {}", path.display());
-    assert!(rows[1][0].starts_with("---"), "{:?}", rows[1]);
-    let column = rows[0]
-        .iter()
-        .position(|c| c == COLUMN)
-        .unwrap_or_else(|| panic!("no column {COLUMN:?} in {:?}", rows[0]));
-    rows[2..]
-        .iter()
-        .map(|r| (r[0].clone(), r[column].clone()))
-        .collect()
-}
 
 fn unknown(setting: &str, cell: &str) -> ! {
     panic!("docs/SEMANTICS.md 8.2, {COLUMN:?}, row {setting:?}: cell {cell:?} is not one this test knows")
@@ -411,7 +380,8 @@ fn check_row(setting: &str, cell: &str) {
 
 #[test]
 fn every_row_of_the_c_column() {
-    let table = table();
+    let table: BTreeMap<String, String> =
+        ewise_testkit::defaults_column(COLUMN).into_iter().collect();
     assert!(table.len() >= 11, "{table:?}");
     for (setting, cell) in &table {
         check_row(setting, cell);

@@ -22,47 +22,6 @@ const DEVICE_ENV: &str = "EWISE_DEVICE";
 /// The column of the table that describes the CLI.
 const COLUMN: &str = "CLI `sign`, `is-infinity`";
 
-/// The table's rows as (setting, the CLI's cell).
-fn table() -> Vec<(String, String)> {
-    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/SEMANTICS.md");
-    let text = std::fs::read_to_string(&doc).expect("docs/SEMANTICS.md is readable");
-    let mut lines = text
-        .lines()
-        .skip_while(|l| !l.trim_start().starts_with("<!-- defaults-table"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty());
-    let cells = |line: &str| -> Vec<String> {
-        line.trim()
-            .trim_start_matches('|')
-            .trim_end_matches('|')
-            .split('|')
-            .map(|c| c.trim().to_string())
-            .collect()
-    };
-    let header = cells(lines.next().expect("the defaults table has a header row"));
-    let column = header
-        .iter()
-        .position(|h| h == COLUMN)
-        .unwrap_or_else(|| panic!("no column {COLUMN:?} in the defaults table: {header:?}"));
-    let rows: Vec<(String, String)> = lines
-        .map(cells)
-        .filter(|row| {
-            !row.iter()
-                .all(|c| c.chars().all(|ch| ch == '-' || ch == ':'))
-        })
-        .map(|row| {
-            assert_eq!(
-                row.len(),
-                header.len(),
-                "a row of the defaults table: {row:?}"
-            );
-            (row[0].clone(), row[column].clone())
-        })
-        .collect();
-    assert!(rows.len() >= 10, "the defaults table has only {rows:?}");
-    rows
-}
-
 /// A scratch directory with the inputs the rows run on.
 struct Scratch {
     dir: tempfile::TempDir,
@@ -398,7 +357,8 @@ fn check_software_renderer(scratch: &Scratch, setting: &str, cell: &str) {
 #[test]
 fn every_row_of_the_defaults_table_holds_for_the_cli() {
     let scratch = Scratch::new();
-    let rows = table();
+    let rows = ewise_testkit::defaults_column(COLUMN);
+    assert!(rows.len() >= 10, "the defaults table has only {rows:?}");
     for (setting, cell) in &rows {
         let (setting, cell) = (setting.as_str(), cell.as_str());
         match setting {

@@ -70,6 +70,58 @@ pub fn link_made(test: &str, what: &str, made: io::Result<()>, link: &Path) -> b
     false
 }
 
+/// One front end's column of the defaults table in docs/SEMANTICS.md section 8.2, as
+/// (setting, cell) pairs in the table's order: the rows after the `<!-- defaults-table`
+/// marker up to the next blank line, the header naming the columns. Panics, naming the
+/// document, when the table or `column` is missing or a row has another number of cells.
+pub fn defaults_column(column: &str) -> Vec<(String, String)> {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/SEMANTICS.md");
+    let text = std::fs::read_to_string(&doc).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_start_matches('|')
+            .trim_end_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("<!-- defaults-table"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty());
+    let header = cells(
+        lines
+            .next()
+            .unwrap_or_else(|| panic!("no defaults table in {}", doc.display())),
+    );
+    let at = header
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("no column {column:?} in the defaults table: {header:?}"));
+    let rows: Vec<(String, String)> = lines
+        .map(cells)
+        .filter(|row| {
+            !row.iter()
+                .all(|c| c.chars().all(|ch| ch == '-' || ch == ':'))
+        })
+        .map(|row| {
+            assert_eq!(
+                row.len(),
+                header.len(),
+                "a row of the defaults table: {row:?}"
+            );
+            (row[0].clone(), row[at].clone())
+        })
+        .collect();
+    assert!(
+        !rows.is_empty(),
+        "the defaults table in {} has no rows",
+        doc.display()
+    );
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
