@@ -107,8 +107,11 @@ mod imp {
         }
 
         pub(super) fn register(&self) {
-            // SAFETY: no arguments; it returns the calling thread's id.
-            self.tid.store(unsafe { libc::gettid() }, Ordering::Relaxed);
+            // The system call, not glibc's gettid(), which exists only from glibc 2.30
+            // (the artefacts are built for 2.28).
+            // SAFETY: SYS_gettid takes no arguments and returns the calling thread's id.
+            let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+            self.tid.store(tid as libc::pid_t, Ordering::Relaxed);
         }
 
         pub(super) fn steer(&self) -> Option<usize> {
