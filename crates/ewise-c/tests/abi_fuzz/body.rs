@@ -1370,7 +1370,8 @@ fn create_device(inp: &mut Input, events: &mut Vec<Event>) -> Option<(*mut ewise
         e.invalid("device NULL");
     }
     if !desc_null && !out_null {
-        if !LEVELS.contains(&level) {
+        // 0 is the latest level, 6_4: a zeroed description is DirectML's defaults.
+        if level != 0 && !LEVELS.contains(&level) {
             e.invalid(format!("FeatureLevel {level:#x}"));
         }
         if extensions > 1 {
@@ -1400,7 +1401,7 @@ fn create_device(inp: &mut Input, events: &mut Vec<Event>) -> Option<(*mut ewise
         return None;
     }
     let rules = Rules {
-        level,
+        level: if level == 0 { LEVELS[0] } else { level },
         extensions: extensions == 1,
         policy: if nan == EWISE_NAN_PROPAGATE {
             NanPolicy::Propagate
