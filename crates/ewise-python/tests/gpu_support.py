@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -29,3 +31,17 @@ def devices() -> list[str]:
             raise AssertionError(f"EWISE_REQUIRE_GPU=1 but no GPU adapter: {e}") from e
         return ["cpu"]
     return ["cpu", "gpu"]
+
+
+def child(code: str, **env: str | None) -> subprocess.CompletedProcess[str]:
+    """``code`` run by this interpreter in a new process, with ``env`` changed (``None``
+    removes a variable)."""
+    environment = dict(os.environ)
+    for key, value in env.items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
+    return subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, timeout=300
+    )

@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import ewise
+from gpu_support import child
 from oracle import assert_same_bits
 
 SEMANTICS = Path(__file__).resolve().parents[3] / "docs" / "SEMANTICS.md"
@@ -194,20 +193,6 @@ def check_output(cell):
         unknown("IS_INFINITY output", cell)
     assert y.dtype == expected, y.dtype
     assert_same_bits(y, np.array([1, 0], expected))
-
-
-def child(code: str, **env: str | None) -> subprocess.CompletedProcess[str]:
-    """``code`` run by this interpreter in a new process, with ``env`` changed (``None``
-    removes a variable)."""
-    environment = dict(os.environ)
-    for key, value in env.items():
-        if value is None:
-            environment.pop(key, None)
-        else:
-            environment[key] = value
-    return subprocess.run(
-        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, timeout=300
-    )
 
 
 @row("device")

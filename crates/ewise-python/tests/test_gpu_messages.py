@@ -3,27 +3,11 @@ service has: no XDG_RUNTIME_DIR, EWISE_GPU_BACKEND set but empty, no adapter."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from gpu_support import adapter_or_skip
+from gpu_support import adapter_or_skip, child
 
 CALL = "import numpy as np, ewise; print(ewise.sign(np.array([-2.0, 0.0, 3.0]), device='gpu').tolist())"
-
-
-def child(code: str, **env: str | None) -> subprocess.CompletedProcess[str]:
-    environment = dict(os.environ)
-    for key, value in env.items():
-        if value is None:
-            environment.pop(key, None)
-        else:
-            environment[key] = value
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120
-    )
 
 
 def test_a_successful_gpu_call_prints_nothing_without_xdg_runtime_dir():
