@@ -71,6 +71,7 @@ case "$profile" in
 esac
 
 cd "$(dirname "$0")/.."
+. scripts/lib/ewise-pc.sh
 root="$(pwd)"
 crate="$root/crates/ewise-c"
 header="$crate/include/ewise.h"
@@ -200,17 +201,5 @@ pc_prefix="$prefix"
 if [ "$relocatable" = 1 ]; then
     pc_prefix='${pcfiledir}/../..'
 fi
-cat >"$libdir/pkgconfig/ewise.pc" <<EOF
-prefix=$pc_prefix
-exec_prefix=\${prefix}
-libdir=\${exec_prefix}/lib
-includedir=\${prefix}/include
-
-Name: ewise
-Description: Bit-exact DirectML ELEMENT_WISE_SIGN and ELEMENT_WISE_IS_INFINITY on the CPU or any GPU (C ABI)
-Version: $version
-Libs: -L\${libdir} -lewise
-Libs.private: $libs_private
-Cflags: -I\${includedir}
-EOF
+write_ewise_pc "$libdir/pkgconfig/ewise.pc" "$pc_prefix" "$version" "$libs_private"
 echo "c-install: $libdir/pkgconfig/ewise.pc (Libs.private: $libs_private)" >&2

@@ -44,6 +44,7 @@
 # Usage: scripts/dist.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/ewise-pc.sh
 root="$(pwd)"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 out="$target_dir/dist"
@@ -254,19 +255,7 @@ for t in $targets; do
                     libs_private="-liconv -lSystem -lc -lm"
                     ;;
             esac
-            cat >"$d/lib/pkgconfig/ewise.pc" <<EOF
-prefix=\${pcfiledir}/../..
-exec_prefix=\${prefix}
-libdir=\${exec_prefix}/lib
-includedir=\${prefix}/include
-
-Name: ewise
-Description: Bit-exact DirectML ELEMENT_WISE_SIGN and ELEMENT_WISE_IS_INFINITY on the CPU or any GPU (C ABI)
-Version: $version
-Libs: -L\${libdir} -lewise
-Libs.private: $libs_private
-Cflags: -I\${includedir}
-EOF
+            write_ewise_pc "$d/lib/pkgconfig/ewise.pc" '${pcfiledir}/../..' "$version" "$libs_private"
             python3 scripts/lib/markdown-links.py ship docs/C-API.md "$d/share/doc/ewise/C-API.md" "$d" \
                 crates/ewise-c/include/ewise.h=include/ewise.h examples/c/sign.c=share/doc/ewise/examples/sign.c
             cp examples/c/sign.c "$d/share/doc/ewise/examples/"
