@@ -304,7 +304,14 @@ typedef enum EWISE_NAN_POLICY EWISE_ENUM_UINT32 {
  * when it is created, "ewise: warning: the GPU device runs on <adapter>, a software
  * renderer ...": C has no other channel for it. Its results are exact but slower than the
  * CPU device's. To choose that adapter knowingly and silence the line, name it in the
- * environment variable EWISE_GPU_ADAPTER (e.g. EWISE_GPU_ADAPTER=llvmpipe). */
+ * environment variable EWISE_GPU_ADAPTER (e.g. EWISE_GPU_ADAPTER=llvmpipe).
+ * Adapters that cannot be used: a Kind GPU device tries the adapters in ewise's order
+ * (discrete, integrated, virtual, software renderers last); one that cannot open a device
+ * or compile the kernels (a broken driver, a Direct3D 12 shader compiler that is missing or
+ * too old) is passed over for the next, with one stderr line when the device is created,
+ * "ewise: warning: the GPU device runs on <adapter>, the next adapter in ewise's order,
+ * because ... could not be used (<each adapter>: <why>)". When none can be used the status
+ * message names each adapter and why. */
 typedef struct EWISE_DEVICE_DESC {
     EWISE_DEVICE_KIND Kind;
     DML_FEATURE_LEVEL FeatureLevel;   /* the level the device validates at; 0: 6_4 */

@@ -45,9 +45,10 @@ pub struct ewise_device {
 impl DeviceCore {
     /// The device `desc` asks for. `FeatureLevel` 0 is the latest level, 6_4, so that a
     /// zeroed description is DirectML's defaults (docs/SEMANTICS.md section 8.2): a CPU
-    /// device, strict rules at 6_4, NaN policy Zero. A GPU device that runs on a
-    /// software renderer chosen unasked writes [`GpuDevice::software_warning`] to
-    /// stderr as one line, `ewise: warning: ...`, once per device.
+    /// device, strict rules at 6_4, NaN policy Zero. A GPU device whose build passed
+    /// adapters over writes [`GpuDevice::fallback_warning`] to stderr, and one that runs
+    /// on a software renderer chosen unasked writes [`GpuDevice::software_warning`],
+    /// each as one line, `ewise: warning: ...`, once per device.
     pub(crate) fn new(desc: &EWISE_DEVICE_DESC) -> Outcome<DeviceCore> {
         let level = match desc.FeatureLevel {
             0 => FeatureLevel::LATEST,
@@ -81,7 +82,10 @@ impl DeviceCore {
             EWISE_DEVICE_CPU => Backend::Cpu(Device::builder().options(options).build()?),
             EWISE_DEVICE_GPU => {
                 let device = GpuDevice::builder().options(options).build()?;
-                if let Some(text) = device.software_warning() {
+                for text in [device.fallback_warning(), device.software_warning()]
+                    .into_iter()
+                    .flatten()
+                {
                     // One write of the whole line; a closed stderr loses it, as C's does.
                     let line = format!("ewise: warning: {text}\n");
                     let _ = std::io::stderr().write_all(line.as_bytes());

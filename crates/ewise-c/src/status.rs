@@ -74,7 +74,7 @@ impl From<GpuError> for Failure {
                 EWISE_ERROR_OUT_OF_MEMORY
             }
             GpuError::NoAdapter { .. }
-            | GpuError::DeviceRequest { .. }
+            | GpuError::NoUsableAdapter { .. }
             | GpuError::Environment { .. }
             | GpuError::Forked { .. } => EWISE_ERROR_DEVICE_UNAVAILABLE,
             GpuError::Transfer { .. } => EWISE_ERROR_INVALID_ARGUMENT,

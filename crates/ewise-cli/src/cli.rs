@@ -94,10 +94,21 @@ Examples:
   the exit status is 0 only if every case passes.";
 
 const DEVICES_EXAMPLES: &str = "\
+--device gpu tries the adapters in the order numbered (discrete, integrated, virtual,
+then software renderers last): the first that opens a device and compiles ewise's
+kernels runs it, and each one passed over is named on standard error with why.
+
+Environment:
+  EWISE_GPU_BACKEND   the backends searched: a comma list of vulkan, metal, dx12
+  EWISE_GPU_ADAPTER   part of an adapter's name (any case): only those are tried
+  wgpu's WGPU_DX12_COMPILER (fxc, dxc, auto), WGPU_VALIDATION, WGPU_DEBUG and its
+  other instance flags are honoured as wgpu documents them; WGPU_BACKEND,
+  WGPU_ADAPTER_NAME and WGPU_POWER_PREF are not read (use the two above).
+
 Examples:
   ewise devices
   EWISE_GPU_BACKEND=vulkan EWISE_GPU_ADAPTER=llvmpipe ewise devices
-      the adapter --device gpu picks under these settings is marked with *";
+      the adapter --device gpu tries first under these settings is marked with *";
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
@@ -156,7 +167,7 @@ pub enum Command {
     OnnxTest(OnnxTestArgs),
     /// Time each operator and data type beside memory copies of the same bytes.
     Bench(crate::commands::bench::BenchArgs),
-    /// List the GPU adapters `--device gpu` can use, and which one it picks.
+    /// List the GPU adapters `--device gpu` can use, and the order it tries them in.
     #[command(after_help = DEVICES_EXAMPLES)]
     Devices(DevicesArgs),
     /// Print the completion script for a shell on standard output.

@@ -13,6 +13,7 @@ use ewise_core::{
     validate, DeviceOptions, Extensions, FeatureLevel, NanPolicy, OperatorDesc, TensorRole,
 };
 
+use crate::choice::{self, AdapterFailure};
 use crate::error::{GpuError, Result};
 use crate::operator::GpuOperator;
 use crate::shader::{self, KernelKey};
@@ -118,7 +119,7 @@ pub struct AdapterSummary {
 }
 
 impl AdapterSummary {
-    fn of(info: &wgpu::AdapterInfo) -> AdapterSummary {
+    pub(crate) fn of(info: &wgpu::AdapterInfo) -> AdapterSummary {
         AdapterSummary {
             name: info.name.clone(),
             backend: info.backend,
@@ -243,8 +244,10 @@ impl GpuDeviceBuilder {
         self
     }
 
-    /// Whether a software adapter (lavapipe, llvmpipe, WARP) may be chosen when no name
-    /// is given (default false: only when no other adapter exists).
+    /// Whether a software adapter (lavapipe, llvmpipe, WARP) is taken without
+    /// [`GpuDevice::software_warning`] when no name is given (default false). Either way
+    /// software adapters are tried last, after every hardware adapter has failed or
+    /// where none exists.
     pub fn allow_software(mut self, allow: bool) -> Self {
         self.allow_software = allow;
         self
@@ -315,6 +318,7 @@ impl GpuDeviceBuilder {
     /// none); no environment variable is read there.
     pub async fn build_async(self) -> Result<GpuDevice> {
         self.options.check()?;
+        crate::instance::check_wgpu_env()?;
         let (backends, from_env) = match self.backends {
             Some(b) => (b & supported_backends(), false),
             None => match backends_from_env()? {
@@ -329,33 +333,50 @@ impl GpuDeviceBuilder {
         let instance = crate::instance::instance(backends);
         let adapters = find_adapters(&instance, backends).await;
         let infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(|a| a.get_info()).collect();
-        let chosen = choose(&infos, name.as_deref(), self.allow_software);
-        let Some(index) = chosen else {
-            return Err(no_adapter(
-                (backends, from_env),
-                name.as_deref(),
-                self.allow_software,
-                &infos,
-            ));
-        };
-        let adapter = &adapters[index];
-        let summary = AdapterSummary::of(&infos[index]);
-        let unasked_software = summary.is_software() && name.is_none() && !self.allow_software;
-        let limits = adapter.limits();
+        let order = choice::order(&infos, name.as_deref());
+        if order.is_empty() {
+            return Err(no_adapter((backends, from_env), name.as_deref(), &infos));
+        }
+        let summary = |index: usize| AdapterSummary::of(&infos[index]);
+        let asked_software = name.is_some() || self.allow_software;
+        let opened = choice::first_usable(&order, summary, |index| {
+            self.open(&adapters[index], summary(index), asked_software)
+        })
+        .await;
+        match opened {
+            Ok((mut device, passed_over)) => {
+                if let Some(shared) = Arc::get_mut(&mut device.shared) {
+                    shared.passed_over = passed_over;
+                }
+                Ok(device)
+            }
+            Err(failures) => Err(GpuError::NoUsableAdapter {
+                failures,
+                hint: HINT,
+            }),
+        }
+    }
+
+    /// A device on `adapter`, once it has opened one and compiled a kernel on it; wgpu's
+    /// message where either fails.
+    async fn open(
+        &self,
+        adapter: &wgpu::Adapter,
+        summary: AdapterSummary,
+        asked_software: bool,
+    ) -> std::result::Result<GpuDevice, String> {
+        let unasked_software = summary.is_software() && !asked_software;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("ewise"),
                 required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
-                required_limits: limits,
+                required_limits: adapter.limits(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: memory_hints(),
                 trace: wgpu::Trace::Off,
             })
             .await
-            .map_err(|e| GpuError::DeviceRequest {
-                adapter: summary.name.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(|e| format!("no device: {e}"))?;
         let uncaptured = Arc::new(Mutex::new(None));
         let sink = Arc::clone(&uncaptured);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -363,13 +384,18 @@ impl GpuDeviceBuilder {
                 slot.get_or_insert(e.to_string());
             }
         }));
-        Ok(GpuDevice::assemble(
+        let device = GpuDevice::assemble(
             device,
             queue,
             (summary, unasked_software),
-            &self,
+            self,
             Some(uncaptured),
-        ))
+        );
+        device.probe().await.map_err(|e| match e {
+            GpuError::Wgpu { message, .. } => format!("a kernel did not compile: {message}"),
+            other => other.to_string(),
+        })?;
+        Ok(device)
     }
 
     /// Wraps a wgpu device and queue the caller already has, so that the operators run on
@@ -399,7 +425,6 @@ impl GpuDeviceBuilder {
 fn no_adapter(
     (backends, from_env): (wgpu::Backends, bool),
     name: Option<&str>,
-    allow_software: bool,
     infos: &[wgpu::AdapterInfo],
 ) -> GpuError {
     let found = if infos.is_empty() {
@@ -413,7 +438,7 @@ fn no_adapter(
     };
     GpuError::NoAdapter {
         tried: format!(
-            "backends {}{}; adapter name {}; software adapters {}",
+            "backends {}{}; adapter name {}",
             backend_names(backends),
             if from_env {
                 format!(" ({BACKEND_ENV})")
@@ -421,11 +446,6 @@ fn no_adapter(
                 String::new()
             },
             name.map_or("any".to_string(), |n| format!("containing {n:?}")),
-            if allow_software || name.is_some() {
-                "allowed"
-            } else {
-                "only if nothing else exists"
-            }
         ),
         found,
         hint: HINT,
@@ -445,7 +465,11 @@ pub struct AdapterList {
     pub filter: Option<String>,
     /// Every adapter found, in wgpu's order.
     pub adapters: Vec<AdapterSummary>,
-    /// The index in `adapters` of the one a default build chooses, if any.
+    /// The indices in `adapters` a default build tries, in the order it tries them: the
+    /// first that opens a device and compiles ewise's kernels runs it.
+    pub order: Vec<usize>,
+    /// The index in `adapters` of the one a default build tries first (`order[0]`), if
+    /// any.
     pub chosen: Option<usize>,
     /// What to install when `adapters` is empty.
     pub hint: &'static str,
@@ -462,6 +486,7 @@ pub fn adapters() -> Result<AdapterList> {
 /// As [`adapters`], without blocking; on wasm32, the one adapter the browser gives, if
 /// any.
 pub async fn adapters_async() -> Result<AdapterList> {
+    crate::instance::check_wgpu_env()?;
     let from_env = backends_from_env()?;
     let backends = from_env.unwrap_or(supported_backends());
     let filter = std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty());
@@ -471,13 +496,14 @@ pub async fn adapters_async() -> Result<AdapterList> {
         .iter()
         .map(|a| a.get_info())
         .collect();
-    let chosen = choose(&infos, filter.as_deref(), false);
+    let order = choice::order(&infos, filter.as_deref());
     Ok(AdapterList {
         backends,
         from_env: from_env.is_some(),
         filter,
         adapters: infos.iter().map(AdapterSummary::of).collect(),
-        chosen,
+        chosen: order.first().copied(),
+        order,
         hint: HINT,
     })
 }
@@ -538,32 +564,6 @@ fn parse_backends(value: &str) -> Result<Option<wgpu::Backends>> {
     Ok(named.then_some(backends))
 }
 
-/// The index of the adapter to use: the first whose name contains `name`
-/// (case-insensitive) if given, else the best by device type, software ones only when
-/// allowed or alone.
-fn choose(infos: &[wgpu::AdapterInfo], name: Option<&str>, allow_software: bool) -> Option<usize> {
-    if let Some(name) = name {
-        let name = name.to_lowercase();
-        return infos
-            .iter()
-            .position(|i| i.name.to_lowercase().contains(&name));
-    }
-    let rank = |t: wgpu::DeviceType| match t {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Other => 3,
-        wgpu::DeviceType::Cpu => 4,
-    };
-    let hardware = infos.iter().any(|i| i.device_type != wgpu::DeviceType::Cpu);
-    infos
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| i.device_type != wgpu::DeviceType::Cpu || allow_software || !hardware)
-        .min_by_key(|(_, i)| rank(i.device_type))
-        .map(|(k, _)| k)
-}
-
 /// Limits that shape how operators are split and dispatched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DispatchLimits {
@@ -585,6 +585,8 @@ pub(crate) struct Shared {
     pub adapter: AdapterSummary,
     /// Whether the adapter is a software renderer that the caller did not ask for.
     unasked_software: bool,
+    /// The adapters tried before this one, which could not be used.
+    passed_over: Vec<AdapterFailure>,
     pub limits: DispatchLimits,
     options: DeviceOptions,
     pipelines: Mutex<HashMap<KernelKey, Arc<wgpu::ComputePipeline>>>,
@@ -720,6 +722,7 @@ impl GpuDevice {
                 queue,
                 adapter,
                 unasked_software,
+                passed_over: Vec::new(),
                 limits: DispatchLimits {
                     binding: binding & !3,
                     storage_alignment,
@@ -768,16 +771,47 @@ impl GpuDevice {
 
     /// The warning each front end gives, once per device, when this device runs on a
     /// software renderer (lavapipe, llvmpipe, WARP, SwiftShader) that was chosen because no
-    /// hardware adapter exists, rather than asked for by name ([`ADAPTER_ENV`] or
-    /// [`GpuDeviceBuilder::adapter`]) or with [`GpuDeviceBuilder::allow_software`]; `None`
-    /// otherwise (and for devices made with [`GpuDeviceBuilder::from_wgpu`]). One sentence,
-    /// without a prefix, naming the adapter and how to silence it (docs/SEMANTICS.md
-    /// section 8.1).
+    /// hardware adapter exists or none could be used, rather than asked for by name
+    /// ([`ADAPTER_ENV`] or [`GpuDeviceBuilder::adapter`]) or with
+    /// [`GpuDeviceBuilder::allow_software`]; `None` otherwise (and for devices made with
+    /// [`GpuDeviceBuilder::from_wgpu`]). One sentence, without a prefix, naming the adapter
+    /// and how to silence it (docs/SEMANTICS.md section 8.1).
     pub fn software_warning(&self) -> Option<String> {
+        let why = if self.shared.passed_over.is_empty() {
+            "no GPU was found"
+        } else {
+            "no GPU could be used"
+        };
         self.shared.unasked_software.then(|| {
             format!(
-                "the GPU device runs on {}, a software renderer chosen because no GPU was found: its results are exact but it is slower than the CPU device; name it with {ADAPTER_ENV} (or allow software renderers) to silence this",
+                "the GPU device runs on {}, a software renderer chosen because {why}: its results are exact but it is slower than the CPU device; name it with {ADAPTER_ENV} (or allow software renderers) to silence this",
                 self.shared.adapter
+            )
+        })
+    }
+
+    /// The adapters this device's build tried before the one it runs on, which could not
+    /// open a device or compile ewise's kernels, each with wgpu's reason, in the order
+    /// tried (empty when the first worked).
+    pub fn passed_over(&self) -> &[AdapterFailure] {
+        &self.shared.passed_over
+    }
+
+    /// The line each front end gives, once per device, when its build passed adapters
+    /// over ([`GpuDevice::passed_over`]): one sentence, without a prefix, naming each with
+    /// its reason and the adapter the device runs on; `None` when the first adapter tried
+    /// was used.
+    pub fn fallback_warning(&self) -> Option<String> {
+        (!self.shared.passed_over.is_empty()).then(|| {
+            format!(
+                "the GPU device runs on {}, the next adapter in ewise's order, because {} could not be used ({})",
+                self.shared.adapter,
+                if self.shared.passed_over.len() == 1 {
+                    "the one before it"
+                } else {
+                    "the ones before it"
+                },
+                choice::join(&self.shared.passed_over)
             )
         })
     }
@@ -943,6 +977,17 @@ impl GpuDevice {
         let pipeline = Arc::new(pipeline);
         cache.insert(*key, Arc::clone(&pipeline));
         Ok(pipeline)
+    }
+
+    /// Builds the kernels of [`shader::probe_keys`] (kept for the operators that need
+    /// them), with any error they meet.
+    async fn probe(&self) -> Result<()> {
+        for key in shader::probe_keys() {
+            self.pipeline(&key)?;
+        }
+        #[cfg(target_arch = "wasm32")]
+        self.settle().await?;
+        Ok(())
     }
 
     /// [`GpuError::Forked`] in a process forked from the one that created the device:
@@ -1294,26 +1339,25 @@ pub(crate) mod tests {
 
     #[test]
     fn a_missing_adapter_names_the_backends_searched() {
-        let text = no_adapter((wgpu::Backends::all(), false), None, false, &[]).to_string();
+        let text = no_adapter((wgpu::Backends::all(), false), None, &[]).to_string();
         assert!(
             text.starts_with(
                 "no GPU adapter found: tried backends vulkan, metal, dx12; adapter name any; \
-                 software adapters only if nothing else exists; found none. Install"
+                 found none. Install"
             ),
             "{text}"
         );
         for raw in ["Backends(", "NOOP", "GL", "BROWSER", "0x0"] {
             assert!(!text.contains(raw), "{raw} in {text}");
         }
-        let text =
-            no_adapter((wgpu::Backends::VULKAN, true), Some("llvmpipe"), false, &[]).to_string();
+        let text = no_adapter((wgpu::Backends::VULKAN, true), Some("llvmpipe"), &[]).to_string();
         assert!(
             text.contains(
-                "tried backends vulkan (EWISE_GPU_BACKEND); adapter name containing \"llvmpipe\"; software adapters allowed; found none"
+                "tried backends vulkan (EWISE_GPU_BACKEND); adapter name containing \"llvmpipe\"; found none"
             ),
             "{text}"
         );
-        let text = no_adapter((wgpu::Backends::empty(), false), None, true, &[]).to_string();
+        let text = no_adapter((wgpu::Backends::empty(), false), None, &[]).to_string();
         assert!(text.contains("tried backends none;"), "{text}");
     }
 }

@@ -19,13 +19,14 @@ pub enum GpuError {
         /// How to get one.
         hint: &'static str,
     },
-    /// The adapter refused to open a device.
-    #[error("the GPU adapter {adapter} refused to open a device: {message}")]
-    DeviceRequest {
-        /// The adapter's name.
-        adapter: String,
-        /// wgpu's message.
-        message: String,
+    /// Adapters were found, but none of those tried could open a device and compile
+    /// ewise's kernels on it.
+    #[error("no GPU adapter could be used: {}. {hint}", crate::choice::join(.failures))]
+    NoUsableAdapter {
+        /// Each adapter tried, in the order tried, and why it failed.
+        failures: Vec<crate::AdapterFailure>,
+        /// How to get one that works.
+        hint: &'static str,
     },
     /// An environment variable holds a value that is not understood.
     #[error("{variable}={value} is not understood (accepted: {accepted})")]

@@ -12,7 +12,44 @@
 //! is created through wgpu-hal without those three extensions, and the layer orders the
 //! adapters as it does without a display (by the boot VGA device), which
 //! [`crate::GpuDevice`]'s choice by device type and name does not depend on.
+//!
+//! wgpu's own environment variables for the instance are honoured as wgpu documents
+//! them: its flags (`WGPU_VALIDATION`, `WGPU_DEBUG`, `WGPU_GPU_BASED_VALIDATION`...) and backend
+//! options (`WGPU_DX12_COMPILER`: `fxc`, `dxc` with `dxcompiler.dll` on the search path,
+//! or `auto`, the default, which takes DXC when it finds it and FXC otherwise; the other
+//! `WGPU_DX12_*` and `WGPU_GLES_*`). The variables that choose adapters
+//! (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`) are not read: ewise's own
+//! [`crate::BACKEND_ENV`] and [`crate::ADAPTER_ENV`] do that.
 #![allow(unsafe_code)]
+
+use crate::error::{GpuError, Result};
+
+/// The wgpu variable that names the Direct3D 12 shader compiler.
+const DX12_COMPILER_ENV: &str = "WGPU_DX12_COMPILER";
+
+/// [`GpuError::Environment`] where a wgpu variable that ewise honours holds a value wgpu
+/// does not understand (wgpu itself would only log it and go on with its default).
+pub(crate) fn check_wgpu_env() -> Result<()> {
+    if let Ok(value) = std::env::var(DX12_COMPILER_ENV) {
+        if value.parse::<wgpu::Dx12Compiler>().is_err() {
+            return Err(GpuError::Environment {
+                variable: DX12_COMPILER_ENV,
+                value,
+                accepted: "fxc, dxc (or dynamicdxc), staticdxc, auto",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// wgpu's default instance descriptor without display handle, with the flags and
+/// backend options its environment variables set.
+fn descriptor() -> wgpu::InstanceDescriptor {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.flags = desc.flags.with_env();
+    desc.backend_options = desc.backend_options.with_env();
+    desc
+}
 
 /// A wgpu instance with `backends`, without display handle or window-system surfaces:
 /// the instance ewise searches adapters on, for a caller that makes its own wgpu device
@@ -32,13 +69,12 @@ pub fn instance(backends: wgpu::Backends) -> wgpu::Instance {
             return instance;
         }
     }
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    let mut desc = descriptor();
     desc.backends = backends;
     wgpu::Instance::new(desc)
 }
 
-/// A Vulkan-only instance, as [`wgpu::Instance::new`] makes it with the default
-/// descriptor, less the window-system surface extensions; `None` where Vulkan cannot be
+/// A Vulkan-only instance, as [`wgpu::Instance::new`] makes it with [`descriptor`], less the window-system surface extensions; `None` where Vulkan cannot be
 /// loaded (the caller then goes through [`wgpu::Instance::new`], which finds no Vulkan
 /// adapter either). Vulkan is the only backend wgpu has on these platforms.
 #[cfg(all(
@@ -57,7 +93,7 @@ fn vulkan_without_surfaces() -> Option<wgpu::Instance> {
         c"VK_KHR_xcb_surface",
         c"VK_KHR_wayland_surface",
     ];
-    let defaults = wgpu::InstanceDescriptor::new_without_display_handle();
+    let defaults = descriptor();
     let desc = hal::InstanceDescriptor {
         name: "wgpu",
         flags: defaults.flags,
@@ -71,8 +107,8 @@ fn vulkan_without_surfaces() -> Option<wgpu::Instance> {
             args.extensions.retain(|name| !SURFACES.contains(name));
         },
     );
-    // SAFETY: the descriptor is the one `wgpu::Instance::new` passes for the default
-    // instance descriptor, and the callback only leaves out the three surface
+    // SAFETY: the descriptor is the one `wgpu::Instance::new` passes for `descriptor()`,
+    // and the callback only leaves out the three surface
     // extensions. wgpu-hal 30 documents that the callback should not remove extensions;
     // it reads these three only in `create_surface_from_{xlib,xcb,wayland}`, each of which
     // checks the list of enabled extensions first and returns an error when its

@@ -58,6 +58,7 @@
 
 mod baseline;
 mod buffer;
+mod choice;
 mod chunk;
 mod device;
 mod error;
@@ -76,6 +77,7 @@ pub use baseline::{
     record_buffer_copy, BaselineKernel, BaselineKind, BoundBaseline, BASELINE_VECTOR, READ_SENTINEL,
 };
 pub use buffer::{GpuBuffer, BUFFER_USAGES};
+pub use choice::AdapterFailure;
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::adapters;
 pub use device::{

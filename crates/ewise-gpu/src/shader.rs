@@ -233,6 +233,24 @@ pub(crate) fn every_key() -> Vec<KernelKey> {
     keys
 }
 
+/// The kernels a new device compiles before it is handed out, to know that its adapter
+/// compiles ewise's kernels at all: SIGN of float32 on the contiguous walk and its
+/// vector body, the pair every contiguous float32 operator runs, at the default tuning.
+pub(crate) fn probe_keys() -> [KernelKey; 2] {
+    let contiguous = KernelKey {
+        op: Op::sign(DataType::Float32, NanPolicy::Zero).expect("SIGN takes float32"),
+        in_size: 4,
+        out_size: 4,
+        walk: Walk::Contiguous,
+        shared: false,
+        loads: vector::LOADS_IN_FLIGHT,
+    };
+    [
+        contiguous,
+        contiguous.vector().expect("float32 SIGN has a vector body"),
+    ]
+}
+
 /// Bytes of the uniform block before its dimensions: the invocation limit, the grid's
 /// row length, the input and output bases (in elements of their windows), the element
 /// count, the contiguous walk's hole (`skip_at`, `skip`) and padding.

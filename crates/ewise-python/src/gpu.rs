@@ -20,14 +20,16 @@ use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 
 use crate::layout::{Memory, Plan};
-use crate::{GpuError as PyGpuError, SoftwareRendererWarning};
+use crate::{AdapterFallbackWarning, GpuError as PyGpuError, SoftwareRendererWarning};
 
 /// The GPU every call uses: the best adapter (as `EWISE_GPU_BACKEND` and
 /// `EWISE_GPU_ADAPTER` choose), accepting everything the library accepts; validation at
 /// a caller's feature level happens before, on the CPU side. Found once per process,
-/// failure included. The call that opens it gives `ewise.SoftwareRendererWarning`
-/// (`warnings.warn`) when a software renderer was chosen unasked (docs/SEMANTICS.md
-/// section 8.1); a warning filter that turns it into an error makes that call raise it.
+/// failure included. The call that opens it gives `ewise.AdapterFallbackWarning`
+/// (`warnings.warn`) when adapters were passed over because they could not be used, and
+/// `ewise.SoftwareRendererWarning` when a software renderer was chosen unasked
+/// (docs/SEMANTICS.md section 8.1); a warning filter that turns one into an error makes
+/// that call raise it.
 fn device(py: Python<'_>) -> PyResult<&'static GpuDevice> {
     static DEVICE: OnceLock<Result<GpuDevice, String>> = OnceLock::new();
     let mut opened = false;
@@ -41,9 +43,15 @@ fn device(py: Python<'_>) -> PyResult<&'static GpuDevice> {
         })
         .as_ref()
         .map_err(|e| PyGpuError::new_err(e.clone()))?;
-    if let Some(text) = device.software_warning().filter(|_| opened) {
-        let class = py.get_type::<SoftwareRendererWarning>();
-        PyErr::warn(py, &class, &CString::new(text)?, 1)?;
+    if opened {
+        if let Some(text) = device.fallback_warning() {
+            let class = py.get_type::<AdapterFallbackWarning>();
+            PyErr::warn(py, &class, &CString::new(text)?, 1)?;
+        }
+        if let Some(text) = device.software_warning() {
+            let class = py.get_type::<SoftwareRendererWarning>();
+            PyErr::warn(py, &class, &CString::new(text)?, 1)?;
+        }
     }
     Ok(device)
 }

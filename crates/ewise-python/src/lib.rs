@@ -47,6 +47,12 @@ create_exception!(
 );
 create_exception!(
     ewise,
+    AdapterFallbackWarning,
+    pyo3::exceptions::PyRuntimeWarning,
+    "device=\"gpu\" passed over GPU adapters that could not open a device or compile ewise's kernels (a broken driver, a Direct3D 12 shader compiler that is missing or too old) and runs on the next one in ewise's order; the message names each adapter passed over, why, and the one used. Given once per process, when the GPU device is opened; set EWISE_GPU_ADAPTER to the adapter's name to choose it and silence this."
+);
+create_exception!(
+    ewise,
     OnnxError,
     PyValueError,
     "An ONNX model or its inputs that the ONNX front end rejects."
@@ -91,7 +97,9 @@ create_exception!(
 ///     in the child (``GpuError``); the CPU path works in forked children. Where
 ///     no GPU exists and a software renderer (lavapipe, llvmpipe, WARP) is chosen
 ///     without being named by ``EWISE_GPU_ADAPTER``, opening the device gives an
-///     ``ewise.SoftwareRendererWarning``, once per process.
+///     ``ewise.SoftwareRendererWarning``, once per process. Adapters that cannot open
+///     a device or compile the kernels are passed over for the next one in ewise's
+///     order, with an ``ewise.AdapterFallbackWarning`` naming each and why.
 ///
 /// Returns
 /// -------
@@ -417,6 +425,10 @@ fn _ewise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "SoftwareRendererWarning",
         m.py().get_type::<SoftwareRendererWarning>(),
+    )?;
+    m.add(
+        "AdapterFallbackWarning",
+        m.py().get_type::<AdapterFallbackWarning>(),
     )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DEFAULT_NAN_POLICY", NanPolicy::default().name())?;

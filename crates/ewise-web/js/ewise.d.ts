@@ -105,7 +105,7 @@ export class ValidationError extends EwiseError {}
  * Proxy, a getter that throws) is one too, with that as `cause` (`kind` "arguments"
  * where no single argument is to blame). */
 export class ArgumentError extends EwiseError {}
-/** The GPU could not be had or failed; `kind` is "NoAdapter", "DeviceRequest", "Wgpu",
+/** The GPU could not be had or failed; `kind` is "NoAdapter", "NoUsableAdapter", "Wgpu",
  * ... */
 export class GpuError extends EwiseError {}
 /** There is no WebGPU here (`kind` "WebGpuUnavailable"). */

@@ -26,7 +26,7 @@ export class ValidationError extends EwiseError {}
 export class ArgumentError extends EwiseError {}
 
 /** The GPU could not be had or failed: `kind` is the Rust variant (`NoAdapter`,
- * `DeviceRequest`, `Wgpu`, ...). */
+ * `NoUsableAdapter`, `Wgpu`, ...). */
 export class GpuError extends EwiseError {}
 
 /** The page or runtime has no WebGPU (`navigator.gpu` is missing). */

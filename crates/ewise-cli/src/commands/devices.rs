@@ -48,10 +48,11 @@ fn table(list: &AdapterList) -> String {
         let _ = writeln!(out, "{}.", list.hint);
         return out;
     }
-    let mut table = Table::new(&["", "adapter", "backend", "type", "driver"]);
+    let mut table = Table::new(&["", "try", "adapter", "backend", "type", "driver"]);
     for (i, a) in list.adapters.iter().enumerate() {
         table.row(vec![
             if list.chosen == Some(i) { "*" } else { "" }.to_string(),
+            try_number(list, i).map_or("-".to_string(), |n| n.to_string()),
             a.name.clone(),
             format!("{:?}", a.backend),
             kind(a.device_type).to_string(),
@@ -64,8 +65,13 @@ fn table(list: &AdapterList) -> String {
         Some(i) => {
             let _ = writeln!(
                 out,
-                "--device gpu runs on the adapter marked *: {}",
-                list.adapters[i].name
+                "--device gpu tries the adapter marked * first: {}{}",
+                list.adapters[i].name,
+                if list.order.len() > 1 {
+                    "; where it cannot open a device or compile the kernels, the next by \"try\""
+                } else {
+                    ""
+                }
             );
         }
         None => {
@@ -78,6 +84,12 @@ fn table(list: &AdapterList) -> String {
     out
 }
 
+/// Where adapter `i` comes in the order `--device gpu` tries adapters (1 first), if it
+/// is tried at all.
+fn try_number(list: &AdapterList, i: usize) -> Option<usize> {
+    list.order.iter().position(|&k| k == i).map(|p| p + 1)
+}
+
 fn json(list: &AdapterList) -> String {
     let adapters: Vec<String> = list
         .adapters
@@ -85,13 +97,14 @@ fn json(list: &AdapterList) -> String {
         .enumerate()
         .map(|(i, a)| {
             format!(
-                "{{\"name\": {}, \"backend\": {}, \"type\": \"{}\", \"driver\": {}, \"driver_info\": {}, \"chosen\": {}}}",
+                "{{\"name\": {}, \"backend\": {}, \"type\": \"{}\", \"driver\": {}, \"driver_info\": {}, \"chosen\": {}, \"try\": {}}}",
                 json::string(&a.name),
                 json::string(&format!("{:?}", a.backend)),
                 kind(a.device_type),
                 json::string(&a.driver),
                 json::string(&a.driver_info),
-                list.chosen == Some(i)
+                list.chosen == Some(i),
+                try_number(list, i).map_or("null".to_string(), |n| n.to_string())
             )
         })
         .collect();

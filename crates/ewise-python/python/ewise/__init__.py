@@ -17,7 +17,9 @@ int64, bfloat16, 0-d and empty arrays, ``mode="neither"``) with DirectML's resul
 (``nan="zero"``, ``mode="either"``, uint8 output) on the CPU; ``feature_level=`` asks
 for DirectML's strict rules at that level instead (``docs/SEMANTICS.md`` section 8).
 ``device="gpu"`` on a machine without a GPU runs on a software renderer and says so with
-an ``ewise.SoftwareRendererWarning``, unless ``EWISE_GPU_ADAPTER`` names it.
+an ``ewise.SoftwareRendererWarning``, unless ``EWISE_GPU_ADAPTER`` names it; adapters
+that cannot be used (a broken driver or shader compiler) are passed over for the next
+one, with an ``ewise.AdapterFallbackWarning`` that names each and why.
 
 Types: float32, float16, float64, int8-int64, uint8-uint64, and ml_dtypes' bfloat16
 for ``sign``; the float types plus ml_dtypes' float8_e4m3fn, float8_e4m3fnuz,
@@ -37,6 +39,7 @@ from typing import Any
 
 from . import _ewise, onnx
 from ._ewise import (
+    AdapterFallbackWarning,
     GpuError,
     OnnxError,
     SoftwareRendererWarning,
@@ -49,6 +52,7 @@ from ._ewise import (
 
 __all__ = [
     "FEATURE_LEVELS",
+    "AdapterFallbackWarning",
     "GpuError",
     "OnnxError",
     "SoftwareRendererWarning",
