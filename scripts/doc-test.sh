@@ -4,7 +4,8 @@
 # convention and the runners): rust blocks as complete programs in one scratch crate on
 # `ewise` by path (offline, this workspace's Cargo.lock and target directory), python
 # blocks in a fresh folder as a script and pasted into `python -i`, js blocks under Node as
-# ESM and as CommonJS in a scratch npm project, c blocks built with the command their
+# ESM and as CommonJS in a scratch npm project (`js deno` blocks under Deno instead, with the
+# command and permissions their comment gives), c blocks built with the command their
 # comment gives against the C library tarball, sh blocks in a scratch folder with the CLI
 # on PATH. A block marked `<!-- not run: REASON -->` is listed with its reason. Prints one
 # line per block; fails when a block fails or a fence has no info string.
@@ -13,7 +14,9 @@
 # scripts/dist-check.sh; target/py-venv, from scripts/python-test.sh, where there is none)
 # with dask and xarray (`ewise[dask]`; installed from PyPI with the package's constraints
 # when missing); for js blocks Node >= 20, npm and crates/ewise-web/pkg
-# (scripts/web-build.sh); for c blocks cc, pkg-config and target/dist/ewise-c-*.tar.gz
+# (scripts/web-build.sh), and for `js deno` blocks Deno (the pinned one of
+# scripts/lib/deno.sh in target/tools, installed from npm when missing); for c blocks cc,
+# pkg-config and target/dist/ewise-c-*.tar.gz
 # (scripts/dist.sh); for sh blocks the CLI: target/release/ewise or
 # target/HOST/release/ewise, else the binary of target/dist's CLI tarball, else
 # target/debug/ewise. What is missing is named; the blocks that need it fail.
@@ -25,6 +28,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
+
+who=doc-test
+# shellcheck source=scripts/lib/deno.sh
+source scripts/lib/deno.sh
 
 fail() {
     echo "doc-test: $*" >&2
@@ -85,6 +92,7 @@ done
 npm_pkg="$root/crates/ewise-web/pkg"
 [ -f "$npm_pkg/package.json" ] || missing+=("the npm package (scripts/web-build.sh)")
 command -v node >/dev/null && command -v npm >/dev/null || missing+=("node and npm (Node >= 20)")
+deno_cli || { deno_bin=""; missing+=("Deno $deno_version (scripts/lib/deno.sh installs it from npm)"); }
 
 c_tarball="${EWISE_DOC_C_TARBALL:-$(ls "$target_dir"/dist/ewise-c-*-"$host".tar.gz 2>/dev/null | head -n 1 || true)}"
 [ -n "$c_tarball" ] || missing+=("the C library tarball (scripts/dist.sh)")
@@ -98,6 +106,6 @@ start=$SECONDS
 status=0
 python3 scripts/lib/doc_blocks.py --root "$root" --target-dir "$target_dir" \
     ${python:+--python "$python"} ${cli_dir:+--cli-dir "$cli_dir"} --npm-pkg "$npm_pkg" \
-    ${c_tarball:+--c-tarball "$c_tarball"} "${args[@]}" "${files[@]}" || status=$?
+    ${c_tarball:+--c-tarball "$c_tarball"} ${deno_bin:+--deno "$deno_bin"} "${args[@]}" "${files[@]}" || status=$?
 echo "doc-test: $((SECONDS - start)) s (the CLI from $cli_dir)"
 exit "$status"

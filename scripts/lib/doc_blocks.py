@@ -25,6 +25,11 @@ only. The convention (README.md, docs/*.md, the crates' READMEs):
   as CommonJS (``blockN.cjs``: ``import ... from "m"`` lines turned into ``require("m")``,
   the body wrapped in an async function for its top-level ``await``). ``js esm`` marks a
   block that is ESM only; a block written with ``require`` runs as CommonJS only.
+- ``js deno``: under Deno (``--deno``, the pinned one scripts/lib/deno.sh installs), not
+  Node: its run command is the block's first comment line that starts with ``deno run``
+  (``// deno run --allow-read=... main.mjs``), permissions and all; the block is saved as
+  the file the command names, in the scratch npm project above (so ``node_modules/ewise``
+  is there), and the command is run with bash, Deno's folder first on PATH.
 - ``c``: its build command is the block's first comment line that starts with
   ``cc``/``c++``/``gcc``/``clang`` (``// cc prog.c $(pkg-config ...) -o prog && ./prog``);
   the block is saved as the ``.c`` file the command names, in a scratch folder, and the
@@ -54,6 +59,7 @@ from pathlib import Path
 RUN_LANGUAGES = ("sh", "rust", "python", "js", "c")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>.*?)\s*-->\s*$")
+DENO_COMMAND = re.compile(r"^\s*//\s*(?P<cmd>deno\s+run\s.*?)\s*$")
 C_COMMAND = re.compile(r"^\s*(?://|/\*)\s*(?P<cmd>(?:cc|c\+\+|gcc|g\+\+|clang|clang\+\+)\s.*?)\s*(?:\*/)?\s*$")
 ESM_IMPORT = re.compile(
     r"""^[ \t]*import\s+(?P<what>[^;"'()]+?)\s+from\s+(?P<q>["'])(?P<mod>[^"']+)(?P=q)[ \t]*;?""", re.M
@@ -141,6 +147,7 @@ class Runner:
         self.cli_dir: str | None = absolute(args.cli_dir)
         self.npm_pkg: str | None = absolute(args.npm_pkg)
         self.c_tarball: str | None = absolute(args.c_tarball)
+        self.deno: str | None = absolute(args.deno)
         self.timeout: int = args.timeout
         self.scratch = Path(tempfile.mkdtemp(prefix="ewise-doc-test."))
         self.keep = args.keep
@@ -265,6 +272,8 @@ class Runner:
             proj = self.npm_project()
         except RuntimeError as e:
             return Result(b, "failed", str(e))
+        if "deno" in b.attrs:
+            return self.deno_block(b, proj)
         uses_require = re.search(r"\brequire\s*\(", b.text) is not None
         uses_import = re.search(r"^\s*import\s", b.text, re.M) is not None
         forms = []
@@ -280,6 +289,25 @@ class Runner:
                 return Result(b, "failed", f"as {kind} ({name}):\n{out}", time.monotonic() - t0)
             done.append(kind)
         return Result(b, "ok", " and ".join(done), time.monotonic() - t0)
+
+    def deno_block(self, b: Block, proj: Path) -> Result:
+        cmd = next((m["cmd"] for m in map(DENO_COMMAND.match, b.text.splitlines()) if m), None)
+        if cmd is None:
+            return Result(b, "failed", "a js deno block needs its run command as a comment line: // deno run --allow-read=... main.mjs")
+        script = next((w for w in re.split(r"\s+", cmd) if re.fullmatch(r"[\w.-]+\.(m?js|ts)", w)), None)
+        if script is None:
+            return Result(b, "failed", f"its command names no .js, .mjs or .ts file: {cmd}")
+        if not self.deno:
+            return Result(b, "failed", "no Deno (scripts/lib/deno.sh installs the pinned one into target/tools)")
+        (proj / script).write_text(b.text)
+        t0 = time.monotonic()
+        env = self.env()
+        env["PATH"] = str(Path(self.deno).parent) + os.pathsep + env["PATH"]
+        env["NO_COLOR"] = "1"
+        rc, out = self.run(["bash", "-euo", "pipefail", "-c", cmd], proj, env)
+        if rc == 0 and not self.verbose:
+            return Result(b, "ok", "under Deno", time.monotonic() - t0)
+        return self.outcome(b, rc, f"$ {cmd}\n{out}", time.monotonic() - t0)
 
     # --- c ----------------------------------------------------------------------------------
     def c_home(self) -> Path:
@@ -383,6 +411,7 @@ def main() -> int:
     ap.add_argument("--cli-dir", help="the folder that holds the ewise binary")
     ap.add_argument("--npm-pkg", help="the npm package's folder (crates/ewise-web/pkg)")
     ap.add_argument("--c-tarball", help="the C library's tarball (target/dist/ewise-c-*.tar.gz)")
+    ap.add_argument("--deno", help="the deno binary, for js deno blocks")
     ap.add_argument("--timeout", type=int, default=120, help="seconds each block may run")
     ap.add_argument("--only", action="append", default=[], help="FILE or FILE:LINE; repeatable")
     ap.add_argument("--list", action="store_true", help="list the blocks and what would be done; run nothing")

@@ -101,7 +101,9 @@ const HINT: &str = if cfg!(windows) {
 #[cfg(target_arch = "wasm32")]
 const HINT: &str = "WebGPU needs a browser that offers navigator.gpu, on a page served \
     from a secure context (https or localhost); headless Chromium without a GPU offers \
-    its software adapter (SwiftShader) with --enable-unsafe-webgpu";
+    its software adapter (SwiftShader) with --enable-unsafe-webgpu; Deno's WebGPU needs a \
+    GPU driver with Vulkan (Metal on a Mac, Direct3D 12 on Windows), or Mesa's lavapipe \
+    (Vulkan) or llvmpipe (OpenGL) without a GPU";
 
 /// What the chosen adapter is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -68,11 +68,15 @@ test("GPU execute: the bytes between strided output elements keep what a worker 
       Atomics.store(ctrl, 1, 0);
       const stored = writer.ask({ writeGaps: { memory, control, from: 1, step: 2, count: n } });
       while (Atomics.load(ctrl, 1) === 0) await new Promise((r) => setTimeout(r, 1));
+      const before = Atomics.load(ctrl, 1);
       await op.execute([input, memory], [{ buffer: 0, offset: 0, sizeInBytes: 4 * n }], [{ buffer: 1, offset: 0, sizeInBytes: output.totalTensorSizeInBytes }]);
       const during = Atomics.load(ctrl, 1);
       Atomics.store(ctrl, 0, 1);
       const { stores } = await stored;
-      assert.ok(stores > during, `trial ${trial}: the worker stored while the execution ran (${during} stores) and after it (${stores})`);
+      // Whether the worker stores again between the two lines above is up to the
+      // scheduler: what must hold is that it stored while the execution ran.
+      assert.ok(during > before, `trial ${trial}: the worker stored while the execution ran (${before} stores before it, ${during} after)`);
+      assert.ok(stores >= during, `trial ${trial}: the worker's count went back from ${during} to ${stores}`);
       const passes = Math.floor(stores / n);
       const rest = stores % n;
       for (let k = 0; k < n; k++) {

@@ -2,7 +2,8 @@
 // a user would save them: a block whose info string is `js cjs` as blockN.cjs (CommonJS
 // only), `js` and `js esm` as blockN.mjs (an ES module; the doc runner,
 // scripts/doc-test.sh, also runs `js` blocks as CommonJS), N the block's line. A block
-// after `<!-- not run: ... -->` is left out. Prints the files' names, one a line.
+// after `<!-- not run: ... -->` is left out, and so is a `js deno` block (Deno's, which
+// scripts/doc-test.sh runs under Deno). Prints the files' names, one a line.
 //
 // Usage: node readme-blocks.mjs README.md FOLDER
 
@@ -21,8 +22,8 @@ for (let i = 0; i < lines.length; i++) {
   const end = lines.findIndex((l, k) => k > i && l.startsWith(open[1]) && l.trim() === open[1]);
   if (end < 0) throw new Error(`${file}:${i + 1}: a fence that is never closed`);
   const skipped = i > 0 && /^<!--\s*not run:/.test(lines[i - 1]);
-  if (open[2] === "js" && !skipped) {
-    const attrs = open[3].split(/[\s,]+/).filter(Boolean);
+  const attrs = open[3].split(/[\s,]+/).filter(Boolean);
+  if (open[2] === "js" && !skipped && !attrs.includes("deno")) {
     const name = `block${i + 1}.${attrs.includes("cjs") ? "cjs" : "mjs"}`;
     writeFileSync(join(folder, name), lines.slice(i + 1, end).join("\n") + "\n");
     console.log(name);
