@@ -290,13 +290,25 @@ class Runner:
             done.append(kind)
         return Result(b, "ok", " and ".join(done), time.monotonic() - t0)
 
-    def deno_block(self, b: Block, proj: Path) -> Result:
-        cmd = next((m["cmd"] for m in map(DENO_COMMAND.match, b.text.splitlines()) if m), None)
+    @staticmethod
+    def command_and_file(b: Block, pattern: re.Pattern, extensions: str, example: str) -> tuple[str, str] | Result:
+        """The command of the block's first comment line that `pattern` matches, and the
+        first word of it that is a file name ending in one of `extensions` (a regular
+        expression: the file the block is saved as); a failed Result naming what is
+        missing otherwise (`example` shows the comment line expected)."""
+        cmd = next((m["cmd"] for m in map(pattern.match, b.text.splitlines()) if m), None)
         if cmd is None:
-            return Result(b, "failed", "a js deno block needs its run command as a comment line: // deno run --allow-read=... main.mjs")
-        script = next((w for w in re.split(r"\s+", cmd) if re.fullmatch(r"[\w.-]+\.(m?js|ts)", w)), None)
-        if script is None:
-            return Result(b, "failed", f"its command names no .js, .mjs or .ts file: {cmd}")
+            return Result(b, "failed", f"a {b.info.strip()} block needs its command as a comment line: {example}")
+        name = next((w for w in re.split(r"\s+", cmd) if re.fullmatch(rf"[\w.-]+\.({extensions})", w)), None)
+        if name is None:
+            return Result(b, "failed", f"its command names no file ending in {extensions}: {cmd}")
+        return cmd, name
+
+    def deno_block(self, b: Block, proj: Path) -> Result:
+        found = self.command_and_file(b, DENO_COMMAND, "m?js|ts", "// deno run --allow-read=... main.mjs")
+        if isinstance(found, Result):
+            return found
+        cmd, script = found
         if not self.deno:
             return Result(b, "failed", "no Deno (scripts/lib/deno.sh installs the pinned one into target/tools)")
         (proj / script).write_text(b.text)
@@ -323,12 +335,10 @@ class Runner:
         return self._c_home
 
     def c_block(self, b: Block) -> Result:
-        cmd = next((m["cmd"] for m in map(C_COMMAND.match, b.text.splitlines()) if m), None)
-        if cmd is None:
-            return Result(b, "failed", "a c block needs its build command as a comment line: // cc prog.c ... -o prog && ./prog")
-        source = next((w for w in re.split(r"\s+", cmd) if re.fullmatch(r"[\w.-]+\.(c|cc|cpp)", w)), None)
-        if source is None:
-            return Result(b, "failed", f"its command names no .c file: {cmd}")
+        found = self.command_and_file(b, C_COMMAND, "c|cc|cpp", "// cc prog.c ... -o prog && ./prog")
+        if isinstance(found, Result):
+            return found
+        cmd, source = found
         try:
             home = self.c_home()
         except RuntimeError as e:

@@ -19,19 +19,11 @@
 // test modules whose file name matches)
 
 import { init } from "../pkg/ewise.js";
-import { takeRegistered } from "./harness.mjs";
+import { errorText, runRegistered } from "./harness.mjs";
 
 const filter = Deno.args[0] ? new RegExp(Deno.args[0]) : null;
 const moduleTimeout = 1000 * Number(Deno.env.get("EWISE_BROWSER_TIMEOUT_S") || 600);
 const dir = new URL("../tests/browser/", import.meta.url);
-
-function errorText(e) {
-  if (e instanceof Error) {
-    const head = `${e.name}: ${e.message}`;
-    return e.stack?.startsWith(head) ? e.stack : `${head}\n${e.stack ?? ""}`;
-  }
-  return `thrown: ${String(e)}`;
-}
 
 // What the browser runner collects from the page: console errors, uncaught errors and
 // unhandled rejections, as problems of the module that runs; warnings shown once.
@@ -69,16 +61,7 @@ async function runModule(file) {
   const results = [];
   const run = async () => {
     await import(new URL(file, dir).href);
-    for (const { name, fn } of takeRegistered()) {
-      const start = performance.now();
-      let error = null;
-      try {
-        await fn();
-      } catch (e) {
-        error = errorText(e);
-      }
-      results.push({ name, ok: error === null, ms: Math.round(performance.now() - start), error });
-    }
+    await runRegistered((result) => results.push(result));
   };
   try {
     await within(run(), moduleTimeout, file);
