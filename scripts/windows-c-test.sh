@@ -28,11 +28,12 @@
 # (scripts/windows-test.sh, cargo with scripts/wine.sh as its runner) and fail to start
 # while one of theirs runs. Each program gets its device as argv[1] and in EWISE_C_DEVICE,
 # as in c-test.sh, and 900 s (the only watchdog where a test's own is SIGALRM, which
-# Windows has not); it exits 0 on success and may print "SKIP: ..." and exit 0. On the
-# CPU only: the wine prefix has no Vulkan driver (nor D3D12, which wine builds on Vulkan)
-# however the host's lavapipe is there, because wine reaches the host's Vulkan through
-# its display driver (winex11.drv), which does not load without an X display ("Failed to
-# load Wine graphics driver supporting Vulkan"), so the GPU runs are SKIPPED with one line.
+# Windows has not); it exits 0 on success and may print "SKIP: ..." and exit 0. Each runs
+# on the CPU, then on the GPU (the host's lavapipe, with scripts/gpu-driver.sh's
+# settings): wine reaches the host's Vulkan only through its X11 display driver
+# (winex11.drv), so an X server is needed, a virtual one started here and stopped at the
+# end (scripts/lib/xvfb.sh; the one scripts/windows-test.sh started when it runs this).
+# Without Xvfb or lavapipe the GPU runs are SKIPPED with one line, or fail under CI=true.
 #
 # One line per program and device: PASS, FAIL or SKIP (logs in target/windows-c-tests/);
 # the exit status is nonzero when any failed. Needs the rustup target (added here when
@@ -151,7 +152,23 @@ done
 compile example-sign "$cc" -std=c99 examples/c/sign.c
 
 # --- run --------------------------------------------------------------------------------
-echo "windows-c-test: SKIP  gpu  all programs: no Vulkan in the wine prefix (wine's goes through its X11 driver, which needs a display)"
+# shellcheck source=scripts/lib/xvfb.sh
+source scripts/lib/xvfb.sh
+trap 'scripts/wine.sh --kill; xvfb_stop' EXIT
+devices=(cpu)
+gpu_env=""
+if xvfb_start; then
+    gpu_env="$(scripts/gpu-driver.sh)"
+fi
+if [ -n "$gpu_env" ]; then
+    eval "$gpu_env"
+    devices+=(gpu)
+elif [ "${CI:-}" = "true" ]; then
+    echo "windows-c-test: CI=true, and the GPU runs cannot be made here (no Xvfb or no lavapipe: see above)" >&2
+    exit 1
+else
+    echo "windows-c-test: SKIP  gpu  all programs: no Xvfb or no lavapipe (see above)"
+fi
 
 # One wineserver for the whole run (a program starts in 0.1 s instead of 0.7 s), stopped
 # at the end with whatever it still runs. Each program's output goes to its log file, never
@@ -159,7 +176,6 @@ echo "windows-c-test: SKIP  gpu  all programs: no Vulkan in the wine prefix (win
 # (--kill first: a server that an earlier run, killed, left behind would refuse --persist)
 scripts/wine.sh --kill
 scripts/wine.sh --persist
-trap 'scripts/wine.sh --kill' EXIT
 
 # The end of a failed program's log; of a crash's dump by wine's debugger (winedbg), only
 # the program's own lines before it and the backtrace, not the registers, stack, modules
@@ -174,33 +190,63 @@ show_log() {
 }
 
 passed=0
-device=cpu
-for name in "${programs[@]}"; do
-    log="$bin/$name.$device.log"
-    start=$SECONDS
-    if EWISE_C_DEVICE="$device" timeout 900 scripts/wine.sh "$bin/$name.exe" "$device" \
-        >"$log" 2>&1 </dev/null; then
-        if grep -q '^SKIP' "$log"; then
-            echo "windows-c-test: SKIP  $device  $name: $(grep -m1 '^SKIP' "$log")"
-            skipped=$((skipped + 1))
+for device in "${devices[@]}"; do
+    for name in "${programs[@]}"; do
+        log="$bin/$name.$device.log"
+        start=$SECONDS
+        if EWISE_C_DEVICE="$device" timeout 900 scripts/wine.sh "$bin/$name.exe" "$device" \
+            >"$log" 2>&1 </dev/null; then
+            if grep -q '^SKIP' "$log"; then
+                echo "windows-c-test: SKIP  $device  $name: $(grep -m1 '^SKIP' "$log")"
+                skipped=$((skipped + 1))
+            else
+                echo "windows-c-test: PASS  $device  $name ($((SECONDS - start)) s)"
+                passed=$((passed + 1))
+            fi
         else
-            echo "windows-c-test: PASS  $device  $name ($((SECONDS - start)) s)"
+            rc=$?
+            if [ "$rc" = 124 ]; then
+                echo "windows-c-test: FAIL  $device  $name (no end within 900 s; log $log)"
+                # what the killed wine.sh left running in the wineserver
+                scripts/wine.sh --kill
+                scripts/wine.sh --persist
+            else
+                echo "windows-c-test: FAIL  $device  $name (exit $rc; log $log)"
+            fi
+            show_log "$log"
+            failed+=("$device $name")
+        fi
+    done
+done
+
+# The example as a user runs it on the GPU, no backend or adapter named: where
+# `ewise_create_device` passes adapters over (wine's made-up Direct3D 12 one, on which
+# no device opens), it must say so in its stderr line and still give
+# DirectML's bits (the example checks them). Under EWISE_EXPECT_FALLBACK=1 (set by
+# scripts/windows-test.sh when `ewise devices` tries a Direct3D 12 adapter first), a
+# run that passed nothing over fails.
+if [ -n "$gpu_env" ] && [[ " ${programs[*]} " == *" example-sign "* ]]; then
+    log="$bin/example-sign.gpu-unnamed.log"
+    if env -u EWISE_GPU_BACKEND -u EWISE_GPU_ADAPTER timeout 900 \
+        scripts/wine.sh "$bin/example-sign.exe" gpu >"$log" 2>&1 </dev/null; then
+        fallback="$(grep -m1 "^ewise: warning: the GPU device runs on .*, the next adapter in ewise's order" "$log" || true)"
+        if [ -n "$fallback" ]; then
+            echo "windows-c-test: PASS  gpu  example-sign, no adapter named: $fallback"
+            passed=$((passed + 1))
+        elif [ "${EWISE_EXPECT_FALLBACK:-}" = 1 ]; then
+            echo "windows-c-test: FAIL  gpu  example-sign, no adapter named: EWISE_EXPECT_FALLBACK=1, but no adapter was passed over (log $log)"
+            show_log "$log"
+            failed+=("gpu example-sign, no adapter named")
+        else
+            echo "windows-c-test: PASS  gpu  example-sign, no adapter named (the first adapter was usable: nothing passed over)"
             passed=$((passed + 1))
         fi
     else
-        rc=$?
-        if [ "$rc" = 124 ]; then
-            echo "windows-c-test: FAIL  $device  $name (no end within 900 s; log $log)"
-            # what the killed wine.sh left running in the wineserver
-            scripts/wine.sh --kill
-            scripts/wine.sh --persist
-        else
-            echo "windows-c-test: FAIL  $device  $name (exit $rc; log $log)"
-        fi
+        echo "windows-c-test: FAIL  gpu  example-sign, no adapter named (exit $?; log $log)"
         show_log "$log"
-        failed+=("$device $name")
+        failed+=("gpu example-sign, no adapter named")
     fi
-done
+fi
 
 echo "windows-c-test: $passed passed, ${#failed[@]} failed, $skipped skipped"
 if [ ${#failed[@]} -gt 0 ]; then

@@ -360,6 +360,12 @@ fn ctrl_c_stops_bench_between_samples() {
 /// Ctrl-Break (`CTRL_BREAK_EVENT`) and closing the console (`CTRL_CLOSE_EVENT`, after
 /// which Windows ends the process 5 s later whatever its handler does) stop a run as
 /// Ctrl-C does: status 130, OUTDIR as it was, no temporary left.
+///
+/// Under wine 8.0 neither can be tested: its server refuses `CTRL_BREAK_EVENT`; without a
+/// display a console has no window to close, and with one (scripts/windows-test.sh runs
+/// an X server for the GPU tests) `WM_CLOSE` on the console's window ends the processes
+/// attached to it at once, status 0, no `CTRL_CLOSE_EVENT` reaching their handlers (as
+/// `kill -9` would). Each case says so in one line and is skipped there.
 #[test]
 #[cfg(windows)]
 fn ctrl_break_and_closing_the_console_stop_a_run_and_leave_outdir_as_it_was() {
@@ -386,6 +392,13 @@ fn ctrl_break_and_closing_the_console_stop_a_run_and_leave_outdir_as_it_was() {
             continue;
         }
         let (status, _, err) = finish_within(child, PATIENCE);
+        let under_wine = std::env::var_os("WINEPREFIX").is_some();
+        if under_wine && event == ConsoleEvent::Close && status.code() != Some(130) {
+            eprintln!(
+                "SKIPPED ({what}): wine 8.0's console window ended the run with {status} and no handler ran ({err:?}): wine sends no CTRL_CLOSE_EVENT on WM_CLOSE"
+            );
+            continue;
+        }
         assert_stopped(status, &err);
         assert_eq!(file_names(&outdir), before, "{what}: OUTDIR changed");
         assert_eq!(std::fs::read(outdir.join("y.npy")).unwrap(), b"old results");

@@ -337,7 +337,15 @@ impl GpuDeviceBuilder {
         let infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(|a| a.get_info()).collect();
         let order = choice::order(&infos, name.as_deref());
         if order.is_empty() {
-            return Err(no_adapter((backends, from_env), name.as_deref(), &infos));
+            let compiler = std::env::var(crate::instance::DX12_COMPILER_ENV)
+                .ok()
+                .filter(|_| backends.contains(wgpu::Backends::DX12));
+            return Err(no_adapter(
+                (backends, from_env),
+                name.as_deref(),
+                compiler.as_deref(),
+                &infos,
+            ));
         }
         let summary = |index: usize| AdapterSummary::of(&infos[index]);
         let asked_software = name.is_some() || self.allow_software;
@@ -423,10 +431,13 @@ impl GpuDeviceBuilder {
 }
 
 /// [`GpuError::NoAdapter`] for a search of `backends` (named by [`BACKEND_ENV`] when
-/// `from_env`) for an adapter whose name contains `name`, which found `infos`.
+/// `from_env`) for an adapter whose name contains `name`, with the Direct3D 12 shader
+/// compiler `dx12_compiler` asked for (wgpu's Direct3D 12 backend lists no adapter when
+/// the compiler asked for cannot be loaded), which found `infos`.
 fn no_adapter(
     (backends, from_env): (wgpu::Backends, bool),
     name: Option<&str>,
+    dx12_compiler: Option<&str>,
     infos: &[wgpu::AdapterInfo],
 ) -> GpuError {
     let found = if infos.is_empty() {
@@ -448,7 +459,13 @@ fn no_adapter(
                 String::new()
             },
             name.map_or("any".to_string(), |n| format!("containing {n:?}")),
-        ),
+        ) + &dx12_compiler.map_or(String::new(), |c| {
+            format!(
+                "; Direct3D 12 shader compiler {} ({}; dxc needs dxcompiler.dll where the program finds DLLs)",
+                ewise_core::text::quoted(c),
+                crate::instance::DX12_COMPILER_ENV
+            )
+        }),
         found,
         hint: HINT,
     }
@@ -557,7 +574,7 @@ fn parse_backends(value: &str) -> Result<Option<wgpu::Backends>> {
             _ => {
                 return Err(GpuError::Environment {
                     variable: BACKEND_ENV,
-                    value: value.to_string(),
+                    value: ewise_core::text::clip(value).into_owned(),
                     accepted: "a comma list of vulkan, metal, dx12",
                 })
             }
@@ -1341,7 +1358,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_missing_adapter_names_the_backends_searched() {
-        let text = no_adapter((wgpu::Backends::all(), false), None, &[]).to_string();
+        let text = no_adapter((wgpu::Backends::all(), false), None, None, &[]).to_string();
         assert!(
             text.starts_with(
                 "no GPU adapter found: tried backends vulkan, metal, dx12; adapter name any; \
@@ -1352,14 +1369,22 @@ pub(crate) mod tests {
         for raw in ["Backends(", "NOOP", "GL", "BROWSER", "0x0"] {
             assert!(!text.contains(raw), "{raw} in {text}");
         }
-        let text = no_adapter((wgpu::Backends::VULKAN, true), Some("llvmpipe"), &[]).to_string();
+        let text =
+            no_adapter((wgpu::Backends::VULKAN, true), Some("llvmpipe"), None, &[]).to_string();
         assert!(
             text.contains(
                 "tried backends vulkan (EWISE_GPU_BACKEND); adapter name containing \"llvmpipe\"; found none"
             ),
             "{text}"
         );
-        let text = no_adapter((wgpu::Backends::empty(), false), None, &[]).to_string();
+        let text = no_adapter((wgpu::Backends::empty(), false), None, None, &[]).to_string();
         assert!(text.contains("tried backends none;"), "{text}");
+        let text = no_adapter((wgpu::Backends::DX12, true), None, Some("dxc"), &[]).to_string();
+        assert!(
+            text.contains(
+                "tried backends dx12 (EWISE_GPU_BACKEND); adapter name any; Direct3D 12 shader compiler \"dxc\" (WGPU_DX12_COMPILER; dxc needs dxcompiler.dll"
+            ),
+            "{text}"
+        );
     }
 }

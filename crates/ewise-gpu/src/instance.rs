@@ -25,7 +25,7 @@
 use crate::error::{GpuError, Result};
 
 /// The wgpu variable that names the Direct3D 12 shader compiler.
-const DX12_COMPILER_ENV: &str = "WGPU_DX12_COMPILER";
+pub(crate) const DX12_COMPILER_ENV: &str = "WGPU_DX12_COMPILER";
 
 /// [`GpuError::Environment`] where a wgpu variable that ewise honours holds a value wgpu
 /// does not understand (wgpu itself would only log it and go on with its default).
@@ -34,7 +34,7 @@ pub(crate) fn check_wgpu_env() -> Result<()> {
         if value.parse::<wgpu::Dx12Compiler>().is_err() {
             return Err(GpuError::Environment {
                 variable: DX12_COMPILER_ENV,
-                value,
+                value: ewise_core::text::clip(&value).into_owned(),
                 accepted: "fxc, dxc (or dynamicdxc), staticdxc, auto",
             });
         }

@@ -4,7 +4,7 @@
 //! it with wgpu's reason, and [`GpuDevice::fallback_warning`] names them all.
 //!
 //! Under wine (scripts/windows-test.sh) the first adapter is wine's made-up Direct3D 12
-//! one, which cannot compile wgpu's shaders; the script sets `EWISE_EXPECT_FALLBACK=1`, and
+//! one, on which no device opens ("Parent device is lost"); the script sets `EWISE_EXPECT_FALLBACK=1`, and
 //! the test then fails unless something was passed over. One test, since it changes the
 //! environment.
 #![cfg(not(target_arch = "wasm32"))]

@@ -214,3 +214,15 @@ def test_version_and_instruction_set():
     assert ewise.__version__.count(".") == 2
     assert ewise.instruction_set() in {"avx2", "portable", "neon", "avx512"}
     assert set(ewise.__all__) <= set(dir(ewise))
+
+
+def test_gpu_warnings_are_runtime_warnings_of_their_own():
+    # AdapterFallbackWarning: adapters passed over because they could not open a device
+    # or compile the kernels (only seen where such an adapter exists: under wine, the C
+    # and CLI front ends are tested against one by scripts/windows-test.sh).
+    for name in ("SoftwareRendererWarning", "AdapterFallbackWarning"):
+        cls = getattr(ewise, name)
+        assert issubclass(cls, RuntimeWarning) and cls is not RuntimeWarning
+        assert name in ewise.__all__
+        assert cls.__doc__
+    assert ewise.AdapterFallbackWarning is not ewise.SoftwareRendererWarning
