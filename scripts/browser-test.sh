@@ -22,6 +22,7 @@ root=$PWD
 who=browser-test what="browser test"
 # shellcheck source=scripts/lib/skip.sh
 source scripts/lib/skip.sh
+source scripts/lib/wgsl-sources.sh
 
 # The last puppeteer-core that runs on Node 20 (25 needs Node >= 22.12).
 puppeteer_version=24.43.1
@@ -56,9 +57,7 @@ EWISE_WEB_SKIP_STATUS=75 scripts/web-build.sh || status=$?
 [ "$status" -ne 75 ] || skip "the package was not built (see web-build's message)"
 [ "$status" -eq 0 ] || exit "$status"
 
-echo "browser-test: the WGSL of every ewise-gpu kernel into target/web/wgsl (for wgsl.test.mjs)" >&2
-rm -rf target/web/wgsl
-cargo run -q -p ewise-gpu --example wgsl_sources -- target/web/wgsl >&2
+wgsl_sources browser-test
 
 echo "browser-test: $("$chromium" --version 2>/dev/null | head -n 1), puppeteer-core $puppeteer_version" >&2
 EWISE_CHROMIUM=$chromium EWISE_PUPPETEER=$tools node crates/ewise-web/browser/run.mjs "$@"

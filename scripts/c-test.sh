@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The C ABI's tests: builds the C libraries (`cargo build --workspace --lib --profile
-# test`: `cargo test` builds only the rlib, never the cdylib and staticlib; the whole
-# workspace's libraries, because `cargo build -p ewise-c` would resolve the dependencies'
-# features for ewise-c alone and build most of them again, wgpu included; this way about
-# 25 small crates are built again, 1.5 minutes here), installs them into target/c-prefix with
+# The C ABI's tests: builds the C libraries (`cargo test --workspace --no-run`, which
+# leaves the cdylib and staticlib in target/debug/deps: the very build of `cargo test
+# --workspace`, so that nothing is built again after it; `cargo build -p ewise-c` or
+# `--workspace --lib` would resolve the dependencies' features otherwise and build 26
+# crates again, 1.5 minutes here, or wgpu too), installs them into target/c-prefix with
 # scripts/c-install.sh --no-build (and a --static-only copy into target/c-prefix-static), then
 # compiles, under AddressSanitizer and UndefinedBehaviorSanitizer,
 #   - every C test crates/ewise-c/tests/c/*.c (C99),
@@ -84,8 +84,8 @@ fi
 # --- build and install ------------------------------------------------------------------
 prefix="$work/c-prefix"
 static_prefix="$work/c-prefix-static"
-echo "c-test: cargo build --workspace --lib --profile test" >&2
-cargo build --workspace --lib --profile test
+echo "c-test: cargo test --workspace --no-run" >&2
+cargo test --workspace --no-run
 scripts/c-install.sh --profile test --no-build "$prefix"
 scripts/c-install.sh --profile test --no-build --static-only "$static_prefix"
 

@@ -38,7 +38,13 @@ if [ -n "$gpu_env" ]; then
         cargo run --release -q -p ewise-cli -- onnx-test --device gpu "${cases[@]}"
         run_cases "--device gpu"
         run_cases "--device gpu --chunk-size 4Ki"
-        EWISE_DEVICE=gpu cargo test -q -p ewise-cli
+        # The CLI's test files, picked from the workspace (the build `cargo test --workspace`
+        # made: `-p ewise-cli` would resolve features for the CLI alone and build again);
+        # ewise-c's files of the same names run too, unchanged by EWISE_DEVICE.
+        mapfile -t cli_tests < <(for f in crates/ewise-cli/tests/*.rs; do
+            printf -- '--test\n%s\n' "$(basename "$f" .rs)"
+        done)
+        EWISE_DEVICE=gpu cargo test -q --workspace "${cli_tests[@]}"
     )
 else
     echo "ci-extra: SKIPPING the --device gpu runs: no Vulkan driver (see scripts/gpu-driver.sh)" >&2
@@ -47,7 +53,7 @@ fi
 # The portable kernels (what machines without AVX2 run) through the layout walks,
 # transposes included: the kernel tests compare every instruction set, but a walk uses
 # the one chosen for its process.
-EWISE_FORCE_PORTABLE=1 cargo test -q -p ewise-cpu --test large --test strided
+EWISE_FORCE_PORTABLE=1 cargo test -q --workspace --test large --test strided
 
 # Windows and macOS type-check; ewise-core, ewise-cpu and the CLI pass their tests on
 # aarch64 (under qemu-user).

@@ -31,6 +31,7 @@ who=deno-test what="Deno test"
 source scripts/lib/skip.sh
 # shellcheck source=scripts/lib/deno.sh
 source scripts/lib/deno.sh
+source scripts/lib/wgsl-sources.sh
 
 command -v node >/dev/null || skip "needs Node >= 20 (node), to build the package"
 deno_cli || skip "no Deno $deno_version (see above)"
@@ -44,9 +45,7 @@ EWISE_WEB_SKIP_STATUS=75 scripts/web-build.sh || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 pkg=crates/ewise-web/pkg
 
-echo "deno-test: the WGSL of every ewise-gpu kernel into target/web/wgsl (for wgsl.test.mjs)" >&2
-rm -rf target/web/wgsl
-cargo run -q -p ewise-gpu --example wgsl_sources -- target/web/wgsl >&2
+wgsl_sources deno-test
 
 # Deno's WebGPU is wgpu: on Vulkan (lavapipe here) rather than OpenGL through EGL, which
 # Mesa's llvmpipe also offers. Mesa's Vulkan window-system layer looks for a Wayland

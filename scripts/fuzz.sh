@@ -30,7 +30,8 @@ source scripts/lib/skip.sh
 
 if [ ! -x "$tools/bin/cargo-fuzz" ]; then
     echo "fuzz: installing cargo-fuzz into $tools" >&2
-    cargo install cargo-fuzz --locked --root "$tools" >&2 \
+    # --debug: it only starts cargo and the fuzzer, so it is built unoptimized, sooner.
+    cargo install cargo-fuzz --debug --locked --root "$tools" >&2 \
         || skip "cargo install cargo-fuzz failed (see above)"
 fi
 export PATH="$tools/bin:$PATH"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The C ABI's tests as Windows programs, under wine: the Windows counterpart of
-# scripts/c-test.sh. Cross-builds the C library for x86_64-pc-windows-gnu (`cargo build
-# --target x86_64-pc-windows-gnu -p ewise-c --lib --profile test`, which leaves the DLL
-# ewise_c.dll and its import library libewise_c.dll.a in
-# target/x86_64-pc-windows-gnu/debug/), then compiles with mingw-w64's cross compilers
+# scripts/c-test.sh. Cross-builds the C library for x86_64-pc-windows-gnu (`cargo test
+# --no-run` with scripts/windows-env.sh's `windows_test_args`, the build of
+# scripts/windows-test.sh, which leaves the DLL ewise_c.dll and its import library
+# libewise_c.dll.a in target/x86_64-pc-windows-gnu/debug/deps/), then compiles with mingw-w64's cross compilers
 # (the posix-thread ones, x86_64-w64-mingw32-gcc-posix / -g++-posix, whose winpthreads
 # gives the tests <pthread.h> and C++ its std::thread)
 #   - every C test crates/ewise-c/tests/c/*.c (C99),
@@ -86,12 +86,20 @@ lib_dir="$work/$target/debug" # the test profile builds into debug/
 bin="$work/windows-c-tests"
 mkdir -p "$bin"
 
-echo "windows-c-test: cargo build --target $target -p ewise-c --lib --profile test" >&2
+echo "windows-c-test: cargo test --no-run ${windows_test_args[*]}" >&2
 start=$SECONDS
-cargo build --target "$target" -p ewise-c --lib --profile test
+cargo test --no-run "${windows_test_args[@]}"
 echo "windows-c-test: cargo build took $((SECONDS - start)) s" >&2
-dll="$lib_dir/ewise_c.dll"
-import_lib="$lib_dir/libewise_c.dll.a"
+# `cargo test` leaves the libraries in deps/, `cargo build` copies them up: the newer wins.
+built() {
+    if [ -f "$lib_dir/deps/$1" ] && { [ ! -f "$lib_dir/$1" ] || [ "$lib_dir/deps/$1" -nt "$lib_dir/$1" ]; }; then
+        echo "$lib_dir/deps/$1"
+    else
+        echo "$lib_dir/$1"
+    fi
+}
+dll="$(built ewise_c.dll)"
+import_lib="$(built libewise_c.dll.a)"
 for f in "$dll" "$import_lib"; do
     if [ ! -f "$f" ]; then
         echo "windows-c-test: cargo build left no $f" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Windows for real: cross-builds the tests of ewise-core, ewise-cpu, ewise-gpu, ewise-onnx
-# and ewise-cli for x86_64-pc-windows-gnu (mingw) and runs them as Windows programs under wine
-# (scripts/wine.sh as cargo's runner; doc-tests included). The CLI's integration tests,
+# Windows for real: cross-builds the tests of ewise-core, ewise-cpu, ewise-gpu, ewise-onnx,
+# ewise-cli and ewise-c for x86_64-pc-windows-gnu (mingw) and runs them as Windows programs
+# under wine (scripts/wine.sh as cargo's runner; doc-tests included). The CLI's integration tests,
 # themselves Windows programs, start the Windows `ewise.exe` directly (CreateProcess inside
 # wine), so EWISE_CLI_RUNNER is unset here.
 #
@@ -89,7 +89,8 @@ ewise_unnamed() {
 # Where the first adapter in ewise's order is a Direct3D 12 one (wine's made-up adapter,
 # on which Debian 12's wine opens no device), the tests expect it passed over.
 if [ -n "$gpu_env" ]; then
-    cargo build --target "$target" -p ewise-cli
+    # The tests' own build, which makes $exe too.
+    cargo test --no-run "${windows_test_args[@]}"
     rm -rf "$check"
     mkdir -p "$check"
     if ! ewise_unnamed devices devices --json; then
@@ -107,7 +108,7 @@ print(next((a["backend"] for a in json.load(open(sys.argv[1])) if a["try"] == 1)
     fi
 fi
 
-echo "windows-test: cargo test --target $target -p ewise-core -p ewise-cpu -p ewise-gpu -p ewise-onnx -p ewise-cli ${args[*]}" >&2
+echo "windows-test: cargo test ${windows_test_args[*]} ${args[*]}" >&2
 start=$SECONDS
 status=0
 # Not `cargo ... | tee`: the helpers wine starts on demand (services.exe, rpcss.exe, ...)
@@ -115,7 +116,7 @@ status=0
 # would wait for them forever. tee gets its end of file once --kill has ended them.
 exec 3> >(tee "$log")
 tee_pid=$!
-cargo test --target "$target" -p ewise-core -p ewise-cpu -p ewise-gpu -p ewise-onnx -p ewise-cli "${args[@]}" \
+cargo test "${windows_test_args[@]}" "${args[@]}" \
     >&3 2>&1 3>&- || status=$?
 exec 3>&-
 scripts/wine.sh --kill
