@@ -4,10 +4,11 @@
 #      ewise-web, the npm package scripts/web-build.sh makes, and ewise-testkit, the
 #      tests' helpers, left out): packages every crate and builds each package on its
 #      own, in dependency order, against the packages before it;
-#   2. `cargo install --locked --path crates/ewise-cli` into a temporary root (reusing
-#      target/, where an earlier `cargo build --release -p ewise-cli` leaves little to
-#      build), then `ewise --version` and one real `ewise sign` on a .npy file this
-#      script writes, its output checked byte for byte.
+#   2. `cargo install --locked --debug --path crates/ewise-cli` into a temporary root, in
+#      target/, where step 1 built every dependency of the CLI with these features and
+#      this profile (the optimized build of the same sources is scripts/dist.sh's), then
+#      `ewise --version` and one real `ewise sign` on a .npy file this script writes, its
+#      output checked byte for byte.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +32,8 @@ rm -rf "$scratch_home"
 
 root="$(mktemp -d)"
 trap 'rm -rf "$root" "$scratch_home"' EXIT
-echo "package-check: cargo install --locked --path crates/ewise-cli --root $root" >&2
-cargo install --quiet --locked --path crates/ewise-cli --root "$root" --target-dir target
+echo "package-check: cargo install --locked --debug --path crates/ewise-cli --root $root" >&2
+cargo install --quiet --locked --debug --path crates/ewise-cli --root "$root" --target-dir target
 version="$("$root/bin/ewise" --version)"
 want="ewise $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)"
 if [ "$version" != "$want" ]; then
