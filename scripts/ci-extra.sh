@@ -57,8 +57,8 @@ fi
 # the one chosen for its process.
 EWISE_FORCE_PORTABLE=1 cargo test -q --workspace --test large --test strided
 
-# Windows and macOS type-check; ewise-core and ewise-cpu pass their tests on
-# aarch64 (under qemu-user).
+# macOS type-checks; ewise-core and ewise-cpu pass their tests on aarch64 (under
+# qemu-user).
 scripts/cross-check.sh
 
 # The crates as a registry takes them (cargo publish --dry-run, each package built on

@@ -1,18 +1,16 @@
 #!/usr/bin/env bash
 # Other targets: `cargo check` of the workspace for macOS on Apple silicon
-# (aarch64-apple-darwin), warnings as errors; `cargo clippy --all-targets -D warnings` of
-# the workspace for x86_64-pc-windows-gnu (tests, benches and examples included: unix-only
-# test code must be cfg'd; running the Windows tests is scripts/windows-test.sh's; no code
-# tells the MSVC and GNU Windows targets apart, so one Windows target is checked); and the
-# tests of ewise-core and ewise-cpu built for aarch64-unknown-linux-gnu and run under
-# qemu-user, where the portable kernels (NEON through the compiler) are the only ones
-# (the CLI is the same program on every Linux: scripts/dist-check.sh runs the aarch64
-# CLI's tarball under qemu-user against the x86-64 CLI's bytes).
+# (aarch64-apple-darwin), warnings as errors, and the tests of ewise-core and ewise-cpu
+# built for aarch64-unknown-linux-gnu and run under qemu-user, where the portable kernels
+# (NEON through the compiler) are the only ones (the CLI is the same program on every
+# Linux: scripts/dist-check.sh runs the aarch64 CLI's tarball under qemu-user against the
+# x86-64 CLI's bytes). Windows is scripts/windows-test.sh's: it builds and runs the tests
+# of six crates for x86_64-pc-windows-gnu (no code tells the MSVC and GNU Windows targets
+# apart).
 #
-# Needs the three rustup targets, Debian's gcc-mingw-w64-x86-64 (criterion, a
-# dev-dependency, compiles C for the target even under clippy) and, for the aarch64 tests,
-# qemu-user and gcc-aarch64-linux-gnu (installed here when missing and running as root).
-# Without them it says what is missing and skips (exit 0), or fails under CI=true.
+# Needs the two rustup targets and, for the aarch64 tests, qemu-user and
+# gcc-aarch64-linux-gnu (installed here when missing and running as root). Without them it
+# says what is missing and skips (exit 0), or fails under CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +18,7 @@ who=cross-check what="cross check"
 # shellcheck source=scripts/lib/skip.sh
 source scripts/lib/skip.sh
 
-targets=(x86_64-pc-windows-gnu aarch64-apple-darwin aarch64-unknown-linux-gnu)
+targets=(aarch64-apple-darwin aarch64-unknown-linux-gnu)
 installed="$(rustup target list --installed 2>/dev/null || true)"
 for t in "${targets[@]}"; do
     if ! grep -qx "$t" <<<"$installed"; then
@@ -34,22 +32,17 @@ RUSTFLAGS="-D warnings" cargo check -q --workspace --target aarch64-apple-darwin
 linker=aarch64-linux-gnu-gcc
 runner=qemu-aarch64
 sysroot=/usr/aarch64-linux-gnu
-mingw=x86_64-w64-mingw32-gcc
-packages="qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-mingw-w64-x86-64"
-if ! command -v "$linker" >/dev/null || ! command -v "$runner" >/dev/null || [ ! -d "$sysroot/lib" ] ||
-    ! command -v "$mingw" >/dev/null; then
+packages="qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+if ! command -v "$linker" >/dev/null || ! command -v "$runner" >/dev/null || [ ! -d "$sysroot/lib" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "cross-check: installing $packages (apt-get)" >&2
         # shellcheck disable=SC2086
         { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $packages; } >&2 \
             || skip "apt-get could not install $packages"
     else
-        skip "needs $linker, $runner and $mingw (Debian: apt-get install $packages)"
+        skip "needs $linker and $runner (Debian: apt-get install $packages)"
     fi
 fi
-
-echo "cross-check: cargo clippy --workspace --all-targets --target x86_64-pc-windows-gnu" >&2
-cargo clippy -q --workspace --all-targets --target x86_64-pc-windows-gnu -- -D warnings
 
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER="$linker"
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$runner -L $sysroot"
