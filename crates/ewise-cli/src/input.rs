@@ -216,6 +216,10 @@ fn describe_type(meta: &Metadata) -> &'static str {
 /// Opens a path that named a regular file, for reading (and writing: `write`). On Unix
 /// the open never blocks, even if the path was replaced by a FIFO meanwhile (the
 /// caller then refuses the handle).
+///
+/// On Windows a file opened for writing (`--in-place`) is not shared for writing: while
+/// ewise rewrites it, no other program can open it to write or truncate it, and a file
+/// another program already has open for writing is refused, naming why.
 fn open_regular(path: &Path, write: bool) -> Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(write);
@@ -224,9 +228,15 @@ fn open_regular(path: &Path, write: bool) -> Result<File> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
     }
+    #[cfg(windows)]
+    if write {
+        use std::os::windows::fs::OpenOptionsExt;
+        use windows_sys::Win32::Storage::FileSystem::{FILE_SHARE_DELETE, FILE_SHARE_READ};
+        options.share_mode(FILE_SHARE_READ | FILE_SHARE_DELETE);
+    }
     let file = options
         .open(path)
-        .map_err(|e| at(path, describe_io("cannot open", &e)))?;
+        .map_err(|e| at(path, open_error(&e, write)))?;
     #[cfg(unix)]
     {
         use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
@@ -235,6 +245,28 @@ fn open_regular(path: &Path, write: bool) -> Result<File> {
             .map_err(|e| at(path, describe_io("cannot open", &e.into())))?;
     }
     Ok(file)
+}
+
+/// What a failed open of a regular file says. On Windows a sharing violation names the
+/// other program's hold on the file, which Windows' own text does not.
+fn open_error(err: &std::io::Error, write: bool) -> String {
+    #[cfg(windows)]
+    {
+        const ERROR_SHARING_VIOLATION: i32 = 32;
+        if err.raw_os_error() == Some(ERROR_SHARING_VIOLATION) {
+            let held = if write {
+                "another program has it open for writing, or without sharing it"
+            } else {
+                "another program has it open without sharing its reading"
+            };
+            return format!(
+                "cannot open: {held} (os error {ERROR_SHARING_VIOLATION}); close it there, then run again"
+            );
+        }
+    }
+    #[cfg(not(windows))]
+    let _ = write;
+    describe_io("cannot open", err)
 }
 
 /// How often a wait for a FIFO's writer looks for a stop request.

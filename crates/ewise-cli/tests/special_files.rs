@@ -181,12 +181,13 @@ fn first_element(file: &std::path::Path, offset: u64) -> [u8; 4] {
 
 /// Truncates a large file once `ewise sign --in-place FILE EXTRA...` has started writing
 /// it (retrying when ewise finished first), and checks that ewise stops with an error
-/// and leaves the file at its new length.
+/// and leaves the file at its new length. On Windows, where ewise does not share the
+/// file for writing while it rewrites it, checks that the truncation is refused and that
+/// ewise finishes.
 fn truncated_while_rewritten(extra: &[&str]) {
     let dir = temp_dir();
     let file = path(&dir, "big.npy");
     let header = f32_header(TRUNCATED_DATA / 4);
-    let cut = header.len() as u64 + (1 << 20);
     // The first element: -2, which ewise rewrites to -1 (Windows tells the start so).
     #[cfg(not(unix))]
     let first = header.len() as u64;
@@ -222,41 +223,105 @@ fn truncated_while_rewritten(extra: &[&str]) {
             let _ = child.wait();
             continue;
         }
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_len(cut)
-            .unwrap();
-        let (status, _, err) = finish_within(child, PATIENCE);
-        if status.success() {
-            assert!(!err.contains("panicked"), "attempt {attempt}: {err}");
-            continue;
+        let opened = std::fs::OpenOptions::new().write(true).open(&file);
+        #[cfg(windows)]
+        {
+            const ERROR_SHARING_VIOLATION: i32 = 32;
+            let refused = opened.expect_err("another program opened the file for writing");
+            assert_eq!(
+                refused.raw_os_error(),
+                Some(ERROR_SHARING_VIOLATION),
+                "{refused}"
+            );
+            let (status, _, err) = finish_within(child, PATIENCE);
+            assert!(status.success(), "attempt {attempt}: {err}");
+            let full = header.len() as u64 + TRUNCATED_DATA;
+            assert_eq!(std::fs::metadata(&file).unwrap().len(), full);
+            return;
         }
-        // On a machine with only a software renderer, `--device gpu` announces it first.
-        let err: String = err
-            .lines()
-            .filter(|l| !l.starts_with("ewise: warning: the GPU device runs on "))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        assert_error_exit(
-            status,
-            1,
-            &err,
-            &[
-                "big.npy: was truncated to",
-                "by another program while being rewritten in place",
-                "without writing past its new end",
-            ],
-        );
-        assert_eq!(
-            std::fs::metadata(&file).unwrap().len(),
-            cut,
-            "the truncated file was grown again"
-        );
-        return;
+        #[cfg(not(windows))]
+        if stopped_by_truncation(
+            opened.unwrap(),
+            header.len() as u64 + (1 << 20),
+            child,
+            attempt,
+        ) {
+            return;
+        }
     }
     panic!("ewise finished before the file could be truncated, ten times");
+}
+
+/// Truncates `file` (the big.npy that `child` rewrites in place) to `cut` bytes. Checks,
+/// and returns true, when ewise stopped with the error that names the truncation and
+/// left the file at its new length; false when ewise had finished first.
+#[cfg(not(windows))]
+fn stopped_by_truncation(
+    file: std::fs::File,
+    cut: u64,
+    child: std::process::Child,
+    attempt: usize,
+) -> bool {
+    file.set_len(cut).unwrap();
+    let (status, _, err) = finish_within(child, PATIENCE);
+    if status.success() {
+        assert!(!err.contains("panicked"), "attempt {attempt}: {err}");
+        return false;
+    }
+    // On a machine with only a software renderer, `--device gpu` announces it first.
+    let err: String = err
+        .lines()
+        .filter(|l| !l.starts_with("ewise: warning: the GPU device runs on "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_error_exit(
+        status,
+        1,
+        &err,
+        &[
+            "big.npy: was truncated to",
+            "by another program while being rewritten in place",
+            "without writing past its new end",
+        ],
+    );
+    assert_eq!(
+        file.metadata().unwrap().len(),
+        cut,
+        "the truncated file was grown again"
+    );
+    true
+}
+
+/// Windows: a file another program has open for writing is refused by `--in-place`,
+/// naming why, and left as it was; once that program closes it, the same command runs.
+#[test]
+#[cfg(windows)]
+fn in_place_refuses_a_file_another_program_has_open_for_writing() {
+    let dir = temp_dir();
+    let file = path(&dir, "held.npy");
+    let bytes = f32_npy_bytes(&[-2.0, 3.0]);
+    std::fs::write(&file, &bytes).unwrap();
+    let held = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    let out = ewise(["sign", "--in-place", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_error_exit(
+        out.status,
+        1,
+        &err,
+        &[
+            "held.npy: cannot open: another program has it open for writing",
+            "(os error 32); close it there, then run again",
+        ],
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+    drop(held);
+    let out = ewise(["sign", "--in-place", file.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), f32_npy_bytes(&[-1.0, 1.0]));
 }
 
 #[test]
