@@ -100,18 +100,11 @@ if [ "$build" = 1 ]; then
     echo "c-install: cargo build -p ewise-c --profile $profile" >&2
     cargo build -p ewise-c --profile "$profile"
 fi
-# Where each library is: `cargo build` copies it from deps/ into the profile's directory,
-# `cargo test` leaves it in deps/; the newer copy wins.
-built() { # file name -> its path
-    if [ -f "$out/deps/$1" ] && { [ ! -f "$out/$1" ] || [ "$out/deps/$1" -nt "$out/$1" ]; }; then
-        echo "$out/deps/$1"
-    else
-        echo "$out/$1"
-    fi
-}
+# shellcheck source=scripts/lib/built.sh
+source "$root/scripts/lib/built.sh"
 for artifact in libewise_c.a $([ "$static_only" = 1 ] || case "$os" in
     Linux) echo libewise_c.so ;; Darwin) echo libewise_c.dylib ;; esac); do
-    if [ ! -f "$(built "$artifact")" ]; then
+    if [ ! -f "$(built "$out" "$artifact")" ]; then
         echo "c-install: $out/$artifact is missing (build ewise-c with the $profile profile first)" >&2
         exit 1
     fi
@@ -174,7 +167,7 @@ mkdir -p "$includedir" "$libdir/pkgconfig"
 install -m 644 "$header" "$includedir/ewise.h"
 echo "c-install: $includedir/ewise.h" >&2
 
-install -m 644 "$(built libewise_c.a)" "$libdir/libewise.a"
+install -m 644 "$(built "$out" libewise_c.a)" "$libdir/libewise.a"
 echo "c-install: $libdir/libewise.a" >&2
 
 # Whatever an earlier install left: a --static-only prefix has no shared library.
@@ -183,7 +176,7 @@ rm -f "$libdir/libewise.so" "$libdir/libewise.so.$major" "$libdir/libewise.so.$v
 if [ "$static_only" = 0 ]; then
     case "$os" in
         Linux)
-            install -m 755 "$(built libewise_c.so)" "$libdir/libewise.so.$version"
+            install -m 755 "$(built "$out" libewise_c.so)" "$libdir/libewise.so.$version"
             ln -s "libewise.so.$version" "$libdir/libewise.so.$major"
             ln -s "libewise.so.$major" "$libdir/libewise.so"
             if command -v readelf >/dev/null; then
@@ -195,7 +188,7 @@ if [ "$static_only" = 0 ]; then
             echo "c-install: $libdir/libewise.so.$version (+ libewise.so.$major, libewise.so)" >&2
             ;;
         Darwin)
-            install -m 755 "$(built libewise_c.dylib)" "$libdir/libewise.$version.dylib"
+            install -m 755 "$(built "$out" libewise_c.dylib)" "$libdir/libewise.$version.dylib"
             install_name="$libdir/libewise.$major.dylib"
             [ "$relocatable" = 0 ] || install_name="@rpath/libewise.$major.dylib"
             install_name_tool -id "$install_name" "$libdir/libewise.$version.dylib"

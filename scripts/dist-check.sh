@@ -14,7 +14,8 @@
 #     same bytes. The venv is left at target/wheel-venv: `EWISE_PYTHON_VENV=target/wheel-venv
 #     scripts/python-test.sh` runs the package's tests against it;
 #   - the sdist builds a wheel from source in another fresh venv (pip, with maturin from
-#     PyPI and cargo), and that wheel imports and runs;
+#     PyPI and cargo; unoptimized, to share the debug builds' dependencies), and that
+#     wheel imports and runs;
 #   - the C tarball unpacked in a new directory: examples/c/sign.c builds with pkg-config
 #     against it and runs, linked with the shared library and, by INSTALL.md's command,
 #     with libewise.a alone (no libewise.so needed at run time);
@@ -37,7 +38,7 @@
 #     .md file resolves inside its artefact (scripts/lib/markdown-links.py check);
 #   - no binary holds the builder's paths: $HOME, $CARGO_HOME's registry, this checkout;
 #   - a new crate made with the README's `cargo add ewise --path .../crates/ewise` builds
-#     offline and runs.
+#     offline and runs (a debug build, in target/debug with the others).
 #
 # Needs what scripts/dist.sh needs (its target/dist-venv), PyPI (numpy's wheel, maturin for
 # the sdist), cc and pkg-config (installed by scripts/c-test.sh --tools-only as root when
@@ -230,9 +231,12 @@ tar -xzOf "$sdist" "ewise-$version/PKG-INFO" | grep -qx "Version: $version" ||
     fail "the sdist's PKG-INFO does not say Version: $version"
 sdist_venv="$work/sdist-venv"
 python3 -m venv "$sdist_venv"
-# The workspace's target directory: the dependencies built for the CLI are reused (the
-# sdist's own crates build again, from the sdist's sources).
-CARGO_TARGET_DIR="$target_dir" "$sdist_venv/bin/pip" wheel --quiet --disable-pip-version-check \
+# Unoptimized (maturin's --profile dev), in the workspace's target directory: its
+# dependencies are the ones the debug builds of the Rust crate below, of doc-test.sh and of
+# package-check.sh compile (the sdist's own crates build again, from its sources). What
+# this checks is that the sdist builds and runs; the optimized build is the wheel's.
+MATURIN_PEP517_ARGS="--profile dev" CARGO_TARGET_DIR="$target_dir" \
+    "$sdist_venv/bin/pip" wheel --quiet --disable-pip-version-check \
     --no-deps -w "$work/from-sdist" "$sdist" || fail "the sdist did not build (pip wheel $sdist)"
 "$sdist_venv/bin/pip" install --quiet --disable-pip-version-check --no-index \
     --find-links "$work/from-sdist" --find-links "$wheelhouse" ewise || fail "the wheel built from the sdist did not install"
@@ -442,7 +446,7 @@ EOF
 # (which an earlier `cargo install` may have refreshed without fetching them).
 cp "$root/Cargo.lock" "$app/Cargo.lock"
 (cd "$app" && cargo add --quiet --offline ewise --path "$root/crates/ewise" &&
-    CARGO_TARGET_DIR="$target_dir" cargo run --quiet --offline --release >"$work/rust-app.txt") ||
+    CARGO_TARGET_DIR="$target_dir" cargo run --quiet --offline >"$work/rust-app.txt") ||
     fail "a new crate with 'cargo add ewise --path crates/ewise' does not build and run offline"
 ok "cargo add ewise --path crates/ewise: a new crate builds offline and runs ($(cat "$work/rust-app.txt"))"
 echo "dist-check: all passed for ewise $version" >&2

@@ -90,16 +90,10 @@ echo "windows-c-test: cargo test --no-run ${windows_test_args[*]}" >&2
 start=$SECONDS
 cargo test --no-run "${windows_test_args[@]}"
 echo "windows-c-test: cargo build took $((SECONDS - start)) s" >&2
-# `cargo test` leaves the libraries in deps/, `cargo build` copies them up: the newer wins.
-built() {
-    if [ -f "$lib_dir/deps/$1" ] && { [ ! -f "$lib_dir/$1" ] || [ "$lib_dir/deps/$1" -nt "$lib_dir/$1" ]; }; then
-        echo "$lib_dir/deps/$1"
-    else
-        echo "$lib_dir/$1"
-    fi
-}
-dll="$(built ewise_c.dll)"
-import_lib="$(built libewise_c.dll.a)"
+# shellcheck source=scripts/lib/built.sh
+source scripts/lib/built.sh
+dll="$(built "$lib_dir" ewise_c.dll)"
+import_lib="$(built "$lib_dir" libewise_c.dll.a)"
 for f in "$dll" "$import_lib"; do
     if [ ! -f "$f" ]; then
         echo "windows-c-test: cargo build left no $f" >&2

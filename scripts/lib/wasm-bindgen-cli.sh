@@ -5,9 +5,11 @@
 # `wasm_bindgen_bin` to a directory holding `wasm-bindgen` and `wasm-bindgen-test-runner`
 # of exactly that version: the one of `wasm-bindgen` on PATH when its version matches,
 # else $EWISE_WEB_TOOLS/bin (default target/tools/bin), else it installs them there
-# (`cargo install --debug --force wasm-bindgen-cli` from crates.io: unoptimized, since its
-# optimized build took about 6.5 minutes of CPU and the tools' own run time is seconds;
-# without --locked, since its locked webpki-roots may not be served), building in
+# (`cargo install --debug --no-default-features --force wasm-bindgen-cli` from crates.io:
+# unoptimized, since its optimized build took about 6.5 minutes of CPU and the tools' own
+# run time is seconds; without its default TLS stack (rustls and ring), since the test
+# runner talks plain HTTP to a WebDriver on this machine; without --locked, since its
+# locked webpki-roots may not be served), building in
 # ${EWISE_WEB_TARGET_DIR:-${CARGO_TARGET_DIR:-target}/web}/tools-build, which is removed
 # afterwards (about 440 MB). What cannot be had is named through skip.
 wasm_bindgen_cli() {
@@ -28,7 +30,7 @@ wasm_bindgen_cli() {
     command -v cargo >/dev/null || skip "needs cargo, to install wasm-bindgen-cli $wasm_bindgen_version"
     local build=${EWISE_WEB_TARGET_DIR:-${CARGO_TARGET_DIR:-target}/web}/tools-build
     echo "$who: installing wasm-bindgen-cli $wasm_bindgen_version into $tools (cargo install; minutes)" >&2
-    nice cargo install wasm-bindgen-cli --debug --version "$wasm_bindgen_version" --root "$tools" \
+    nice cargo install wasm-bindgen-cli --debug --no-default-features --version "$wasm_bindgen_version" --root "$tools" \
         --target-dir "$build" --force >&2 ||
         skip "cargo install wasm-bindgen-cli --version $wasm_bindgen_version failed (it needs crates.io)"
     rm -rf "$build"
