@@ -4,7 +4,9 @@
 # 1.22.0 in target/onnx-venv provides them) with the CLI of dist's Linux tarball, on the
 # CPU and on the GPU (lavapipe), the layout tests again on the portable kernels, the other
 # targets, and the crates as a registry takes them. The cargo-fuzz targets (scripts/fuzz.sh)
-# are run by hand.
+# and scripts/package-check.sh (cargo publish --dry-run, each package built on its own,
+# and cargo install of the CLI: 6 minutes of debug builds here) are run by hand; dist.sh
+# packages every crate in CI and dist-check.sh checks what each package holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,10 +63,6 @@ EWISE_FORCE_PORTABLE=1 cargo test -q --workspace --test large --test strided
 # macOS type-checks; ewise-core and ewise-cpu pass their tests on aarch64 (under
 # qemu-user).
 scripts/cross-check.sh
-
-# The crates as a registry takes them (cargo publish --dry-run, each package built on
-# its own) and the CLI through cargo install, run.
-scripts/package-check.sh
 
 # The facade without its default GPU backend.
 cargo clippy -q -p ewise --no-default-features -- -D warnings

@@ -11,8 +11,8 @@ only. The convention (README.md, docs/*.md, the crates' READMEs):
   language that is not run, with its reason (the exception).
 - ``rust``: a complete program (``fn main``), built as ``src/bin/blockN.rs`` of one scratch
   crate that depends on ``ewise`` by path (offline, the workspace's Cargo.lock, its
-  target directory, release: the profile of scripts/dist-check.sh's crate on ``ewise``, so
-  the dependencies are built already), then run. Attributes after a comma (``rust,no_run``) are rustdoc's
+  target directory, the dev profile: that of scripts/dist-check.sh's crate on ``ewise``,
+  so the dependencies are built already), then run. Attributes after a comma (``rust,no_run``) are rustdoc's
   and are ignored here: the program is run. A ``toml`` block right before a rust block
   holds extra ``[dependencies]`` lines for it (an ``ewise`` line there is replaced by the
   path dependency).
@@ -205,18 +205,18 @@ class Runner:
             names[id(b)] = f"block{n}"
             (crate / "src" / "bin" / f"block{n}.rs").write_text(b.text)
         for name in names.values():
-            (self.target / "release" / name).unlink(missing_ok=True)
+            (self.target / "debug" / name).unlink(missing_ok=True)
         env = self.env(CARGO_TARGET_DIR=str(self.target))
         t0 = time.monotonic()
-        # --release: scripts/dist-check.sh builds a new crate on `ewise` alone in release, so
-        # every dependency, with the features a lone `ewise` dependency gives, is built already.
-        rc, out = self.run(["cargo", "build", "--release", "--offline", "--bins", "--message-format", "short"], crate, env,
+        # The dev profile: scripts/dist-check.sh builds a new crate on `ewise` alone with it,
+        # so every dependency, with the features a lone `ewise` dependency gives, is built already.
+        rc, out = self.run(["cargo", "build", "--offline", "--bins", "--message-format", "short"], crate, env,
                            timeout=1800)
         build_s = time.monotonic() - t0
         built = "built" if rc == 0 else f"failed to build (cargo's exit status {rc})"
         print(f"doc-test: rust blocks: {len(blocks)}, {built} as one crate in {build_s:.0f} s", flush=True)
         results = []
-        bindir = self.target / "release"
+        bindir = self.target / "debug"
         for b in blocks:
             name = names[id(b)]
             if rc != 0:
