@@ -10,11 +10,8 @@ target=x86_64-pc-windows-gnu
 # `cargo test` arguments for the Windows test build: the crates whose Rust tests run under
 # wine, ewise-c included so that the C programs link against this very build's DLL (any
 # other package set resolves the dependencies' features otherwise and builds most of them
-# again: 4 minutes here). The dependencies unoptimized (the native test build optimizes
-# them, Cargo.toml's profile.test): their optimized build took 643 s here, this one 278,
-# and what the Windows run checks is ewise's own code, which keeps profile.test's level.
-windows_test_args=(--target "$target" -p ewise-core -p ewise-cpu -p ewise-gpu -p ewise-onnx -p ewise-cli -p ewise-c
-    --config 'profile.test.package."*".opt-level=0')
+# again: 4 minutes here).
+windows_test_args=(--target "$target" -p ewise-core -p ewise-cpu -p ewise-gpu -p ewise-onnx -p ewise-cli -p ewise-c)
 
 what="Windows test"
 # shellcheck source=scripts/lib/skip.sh
