@@ -252,7 +252,7 @@ fn open_regular(path: &Path, write: bool) -> Result<File> {
 fn open_error(err: &std::io::Error, write: bool) -> String {
     #[cfg(windows)]
     {
-        const ERROR_SHARING_VIOLATION: i32 = 32;
+        use crate::paths::ERROR_SHARING_VIOLATION;
         if err.raw_os_error() == Some(ERROR_SHARING_VIOLATION) {
             let held = if write {
                 "another program has it open for writing, or without sharing it"

@@ -180,6 +180,10 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Windows' error for an open that another program's sharing mode refuses.
+#[cfg(windows)]
+pub const ERROR_SHARING_VIOLATION: i32 = 32;
+
 /// Checks that no other program holds the file `path` open in a way that stops its
 /// replacement: on Windows, open without `FILE_SHARE_DELETE` (as a program that maps
 /// it, such as numpy's `mmap_mode`, or an editor, may), which makes a rename over it
@@ -190,7 +194,6 @@ pub fn check_not_held(path: &Path) -> io::Result<()> {
     use std::os::windows::fs::OpenOptionsExt;
     const DELETE: u32 = 0x0001_0000;
     const FILE_SHARE_ALL: u32 = 0x7;
-    const ERROR_SHARING_VIOLATION: i32 = 32;
     match fs::OpenOptions::new()
         .access_mode(DELETE)
         .share_mode(FILE_SHARE_ALL)
