@@ -152,6 +152,8 @@ async function guardAsync(what, f) {
 
 let loading = null;
 let ready = false;
+/** The module's WebAssembly.Memory, once loaded. */
+let memory = null;
 
 function isNode() {
   return typeof process === "object" && process !== null && typeof process.versions?.node === "string";
@@ -193,7 +195,8 @@ async function load(source) {
       const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
       module = await fs.readFile(file);
     }
-    await wasmInit(module === undefined ? undefined : { module_or_path: module });
+    const exports = await wasmInit(module === undefined ? undefined : { module_or_path: module });
+    memory = exports.memory;
   } catch (e) {
     throw loadError(e, source);
   }
@@ -462,66 +465,297 @@ function elementType(x, options, float, what) {
   throw argumentError("options.dtype", `${what}: options.dtype ${showValue(dtype)} does not fit ${article(tag)} (its dtype is "${natural}"; "float16" and "bfloat16" are given as Uint16Array bit patterns)`);
 }
 
-/** `options.out`, checked to be an array of tag `tag`, or a new one of `length`. */
-function outputOf(options, tag, length, what) {
-  const out = options.out;
-  if (out === undefined || out === null) {
-    const Type = ARRAYS[tag][1];
-    return allocated(Type, length, Type.BYTES_PER_ELEMENT, "the result", what);
+// ------------------------------------------------------------------- WasmArray
+
+/** The buffer of the module's memory last seen, and every one before it (each detached
+ * when the memory grew): a view over one of those is a stale view of a WasmArray. */
+let memoryBuffer = null;
+const formerBuffers = new WeakSet();
+
+/** The module memory's buffer now (noting the one it replaced). */
+function moduleBuffer() {
+  const b = memory.buffer;
+  if (b !== memoryBuffer) {
+    if (memoryBuffer !== null) formerBuffers.add(memoryBuffer);
+    memoryBuffer = b;
   }
-  if (tagOf(out) !== tag) {
-    throw argumentError("options.out", `${what}: options.out must be ${article(tag)} (like ${tag === "Uint8Array" ? "the result" : "x"}); got ${describe(out)}`);
+  return b;
+}
+
+/** Whether `buffer` is, or was before the memory grew, the module's memory. */
+function isModuleMemory(buffer) {
+  return memory !== null && (buffer === moduleBuffer() || formerBuffers.has(buffer));
+}
+
+/** Each view a WasmArray handed out (`.array`), to that WasmArray: while a view is
+ * reachable its WasmArray is, so the FinalizationRegistry never frees memory a view
+ * still shows. */
+const viewOwners = new WeakMap();
+
+/** Frees blocks whose WasmArray was collected without `free()`. */
+const finalizer = typeof FinalizationRegistry === "function"
+  ? new FinalizationRegistry((id) => {
+    try {
+      if (trapped === null) wasm.blockFree(id);
+    } catch {
+      // The module trapped meanwhile: nothing can be freed.
+    }
+  })
+  : null;
+
+const CREATE = Symbol("WasmArray");
+
+/**
+ * A typed array in ewise's WebAssembly memory: `sign`, `isInfinity` and a
+ * `CompiledOperator`'s `execute` run on it where it lies, with no copy in or out.
+ * Made by `alloc`; `array` is a view of its elements (made again after the memory grew,
+ * which detaches older views: take `array` again rather than keeping it across calls);
+ * `free()` releases it (a FinalizationRegistry frees one that is collected unfreed, as
+ * a backstop). Any use after `free()`, through it or a view it handed out, is an
+ * ArgumentError; nothing is read.
+ */
+export class WasmArray {
+  #id;
+  #address;
+  #length;
+  #dtype;
+  #Type;
+  #view = null;
+
+  constructor(token, id, address, length, dtype, Type) {
+    if (token !== CREATE) throw argumentError("WasmArray", "WasmArray: use alloc(type, length) to get one");
+    this.#id = id;
+    this.#address = address;
+    this.#length = length;
+    this.#dtype = dtype;
+    this.#Type = Type;
   }
-  return out;
+
+  /** The elements: a typed array over the module's memory (a Uint16Array of bit
+   * patterns for "float16" and "bfloat16"). */
+  get array() {
+    return guard("WasmArray.array", () => this.#current("array", "WasmArray.array"));
+  }
+
+  /** The element count. */
+  get length() {
+    return this.#length;
+  }
+
+  /** The element type's name ("float32", "bfloat16", ...). */
+  get dtype() {
+    return this.#dtype;
+  }
+
+  /** The bytes the elements take. */
+  get byteLength() {
+    return this.#length * this.#Type.BYTES_PER_ELEMENT;
+  }
+
+  /** Whether `free()` was called. */
+  get freed() {
+    return this.#id === null;
+  }
+
+  /** Releases the memory; every later use is refused. Calling it again does nothing. */
+  free() {
+    if (this.#id === null) return;
+    const id = this.#id;
+    this.#id = null;
+    this.#view = null;
+    finalizer?.unregister(this);
+    if (trapped === null) wasm.blockFree(id);
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+
+  /** The current view, made again where the memory grew; refused after `free()`. */
+  #current(argument, what) {
+    if (this.#id === null) throw freedError(argument, what);
+    needReady(what);
+    const buffer = moduleBuffer();
+    if (this.#view === null || TA_BUFFER.call(this.#view) !== buffer) {
+      this.#view = new this.#Type(buffer, this.#address, this.#length);
+      viewOwners.set(this.#view, this);
+    }
+    return this.#view;
+  }
+
+  /** `x`'s WasmArray and its address where `x` is a WasmArray or one's current view;
+   * undefined where `x` is not in the module's memory; refused where it is but cannot
+   * be read there (freed, stale after growth, or a view no WasmArray handed out). */
+  static resident(x, argument, what) {
+    let owner = x;
+    if (!WasmArray.is(x)) {
+      const tag = tagOf(x);
+      const buffer = tag === undefined ? (slot(DV_BUFFER, x) ?? x) : TA_BUFFER.call(x);
+      if (!isModuleMemory(buffer)) return undefined;
+      owner = viewOwners.get(x);
+      if (owner === undefined) {
+        throw argumentError(argument, `${what}: ${argument} is a view of ewise's WebAssembly memory that no WasmArray handed out (a subarray, or a view made over its buffer): pass the WasmArray, or a copy (slice()) of the elements`);
+      }
+      if (owner.#id === null) throw freedError(argument, what);
+      if (buffer !== moduleBuffer()) {
+        throw argumentError(argument, `${what}: ${argument} is a stale view of a WasmArray: ewise's WebAssembly memory grew since it was taken, which detached it; take the WasmArray's array again (or pass the WasmArray)`);
+      }
+    }
+    return { owner, view: owner.#current(argument, what), address: owner.#address };
+  }
+
+  /** Whether `x` is a WasmArray (a brand check, which no Proxy or prototype fakes and
+   * which never throws). */
+  static is(x) {
+    return typeof x === "object" && x !== null && #id in x;
+  }
+
+  static made(id, dtype, Type, length) {
+    const a = new WasmArray(CREATE, id, wasm.blockAddress(id), length, dtype, Type);
+    finalizer?.register(a, id, a);
+    return a;
+  }
+}
+
+function freedError(argument, what) {
+  return argumentError(argument, `${what}: ${argument} is a WasmArray that was freed (use after free); nothing was read or written`);
+}
+
+/** The dtype names alloc takes, each with its typed array (bit patterns in a
+ * Uint16Array for float16 and bfloat16). */
+function allocType(type, what) {
+  if (typeof type === "string") {
+    if (!DTYPES.includes(type)) {
+      throw argumentError("type", `${what}: type must be a typed array constructor or ${quoted(DTYPES)}; got ${showValue(type)}`);
+    }
+    const tag = type === "float16" || type === "bfloat16" ? "Uint16Array" : Object.keys(ARRAYS).find((t) => ARRAYS[t][0] === type && t !== "Float16Array");
+    return [type, ARRAYS[tag][1]];
+  }
+  const tag = Object.keys(ARRAYS).find((t) => ARRAYS[t][1] === type);
+  if (tag === undefined) {
+    throw argumentError("type", `${what}: type must be one of ${listed(Object.keys(ARRAYS))} or ${quoted(DTYPES)}; got ${describe(type)}`);
+  }
+  return [ARRAYS[tag][0], type];
+}
+
+/**
+ * A new WasmArray of `length` zeroed elements of `type`: a typed array constructor
+ * (Float32Array, Int8Array, ...) or a dtype name ("float32", "float16", "bfloat16":
+ * the last two as Uint16Array bit patterns). An OutOfMemoryError where the module's
+ * memory cannot grow to hold it.
+ */
+export function alloc(type, length) {
+  const what = "alloc";
+  return guard(what, () => {
+    needReady(what);
+    const [dtype, Type] = allocType(type, what);
+    return allocLike(dtype, Type, length, "length", what);
+  });
+}
+
+function allocLike(dtype, Type, length, argument, what) {
+  if (!Number.isSafeInteger(length) || length < 0 || length * Type.BYTES_PER_ELEMENT > MAX_BYTES) {
+    throw argumentError(argument, `${what}: ${argument} must be an integer from 0 to ${Math.floor(MAX_BYTES / Type.BYTES_PER_ELEMENT)} (elements of ${Type.BYTES_PER_ELEMENT} bytes); got ${showValue(length)}`);
+  }
+  const id = call(() => wasm.blockAlloc(length * Type.BYTES_PER_ELEMENT));
+  return WasmArray.made(id, dtype, Type, length);
 }
 
 // ------------------------------------------------------------------------ operations
 
+/** `x` (an array argument) with its WasmArray, where it is one or one's view. */
+function operand(x, argument, what) {
+  const r = WasmArray.resident(x, argument, what);
+  return r === undefined ? { array: x, resident: null } : { array: r.view, resident: r };
+}
+
+/** The output: `options.out` (a typed array of tag `tag` or a WasmArray of it), or a
+ * new array of `length`, a WasmArray where the input is one. */
+function outputOf(options, tag, dtype, length, input, what) {
+  const out = options.out;
+  if (out === undefined || out === null) {
+    const Type = ARRAYS[tag][1];
+    if (input.resident !== null) {
+      const r = allocLike(dtype, Type, length, "x", what);
+      return { result: r, ...operand(r, "options.out", what) };
+    }
+    const result = allocated(Type, length, Type.BYTES_PER_ELEMENT, "the result", what);
+    return { result, array: result, resident: null };
+  }
+  const o = operand(out, "options.out", what);
+  if (tagOf(o.array) !== tag) {
+    throw argumentError("options.out", `${what}: options.out must be ${article(tag)}${input.resident !== null || o.resident !== null ? " (or a WasmArray of one)" : ""} (like ${tag === "Uint8Array" ? "the result" : "x"}); got ${describe(out)}`);
+  }
+  return { result: out, ...o };
+}
+
+/** `options.dtype`, or where x is a WasmArray and the option is absent, its dtype. */
+function withDtype(o, input) {
+  return o.dtype === undefined && input.resident !== null ? { ...o, dtype: input.resident.owner.dtype } : o;
+}
+
 function prepareSign(x, options, what) {
   const o = optionsOf(options, ["nan", "out", "dtype"], what);
-  const dtype = elementType(x, o, false, what);
+  const input = operand(x, "x", what);
+  const dtype = elementType(input.array, withDtype(o, input), false, what);
   const nan = NAN.indexOf(choice(o, "nan", NAN, what));
-  const tag = tagOf(x);
-  return { dtype: DT[dtype], nan, out: outputOf(o, tag, lengthOf(x), what), input: bytes(x, "x", what) };
+  const tag = tagOf(input.array);
+  const count = lengthOf(input.array);
+  return { dtype: DT[dtype], nan, count, input, output: outputOf(o, tag, dtype, count, input, what) };
 }
 
 function prepareIsInfinity(x, options, what) {
   const o = optionsOf(options, ["mode", "out", "dtype"], what);
-  const dtype = elementType(x, o, true, what);
+  const input = operand(x, "x", what);
+  const dtype = elementType(input.array, withDtype(o, input), true, what);
   const mode = MODE_NUMBERS[choice(o, "mode", MODES, what)];
-  return { dtype: DT[dtype], mode, out: outputOf(o, "Uint8Array", lengthOf(x), what), input: bytes(x, "x", what) };
+  const count = lengthOf(input.array);
+  return { dtype: DT[dtype], mode, count, input, output: outputOf(o, "Uint8Array", "uint8", count, input, what) };
+}
+
+/** Runs `atFn` (the module's signAt or isInfinityAt) or `bytesFn` (its copying
+ * signBytes or isInfinityBytes) on prepared operands `p`, with `arg` (NaN policy or
+ * mode). */
+function runPrepared(p, arg, atFn, bytesFn, what) {
+  const { input, output } = p;
+  if (input.resident === null && output.resident === null) {
+    const out = bytes(output.array, "options.out", what);
+    call(() => bytesFn(p.dtype, arg, staged(bytes(input.array, "x", what), out, what), out));
+  } else {
+    const i = input.resident?.address ?? bytes(input.array, "x", what);
+    const o = output.resident?.address ?? bytes(output.array, "options.out", what);
+    call(() => atFn(p.dtype, arg, i, o, p.count, lengthOf(output.array)));
+  }
+  return output.result;
 }
 
 /**
  * The sign of each element of `x`: -1, +0 or +1 of its type (+0 for -0; NaN gives +0
  * under `nan: "zero"`, DirectML's default, or itself, bit for bit, under
  * `nan: "propagate"`). Returns `options.out` (which may be `x`) or a new array of `x`'s
- * type.
+ * type (a new WasmArray where `x` is one). `x` and `options.out` may be WasmArrays (or
+ * their `array`): those are read and written where they lie.
  */
 export function sign(x, options) {
   const what = "sign";
   return guard(what, () => {
     needReady(what);
     const p = prepareSign(x, options, what);
-    const out = bytes(p.out, "options.out", what);
-    call(() => wasm.signBytes(p.dtype, p.nan, staged(p.input, out, what), out));
-    return p.out;
+    return runPrepared(p, p.nan, wasm.signAt, wasm.signBytes, what);
   });
 }
 
 /**
  * 1 where an element of `x` is an infinity that `mode` selects ("either", the default;
  * "positive"; "negative"; "neither": none), else 0. Returns `options.out` or a new
- * Uint8Array.
+ * Uint8Array (a new WasmArray where `x` is one); WasmArrays as `sign` takes them.
  */
 export function isInfinity(x, options) {
   const what = "isInfinity";
   return guard(what, () => {
     needReady(what);
     const p = prepareIsInfinity(x, options, what);
-    const out = bytes(p.out, "options.out", what);
-    call(() => wasm.isInfinityBytes(p.dtype, p.mode, staged(p.input, out, what), out));
-    return p.out;
+    return runPrepared(p, p.mode, wasm.isInfinityAt, wasm.isInfinityBytes, what);
   });
 }
 
@@ -874,6 +1108,9 @@ export class Operator extends Validated {
 /** The bytes of buffer `b` (an ArrayBuffer or SharedArrayBuffer, a typed array or a
  * DataView) as a Uint8Array of the length it has now. */
 function bufferMemory(b, name, what) {
+  if (WasmArray.is(b) || WasmArray.resident(b, name, what) !== undefined) {
+    throw argumentError(name, `${what}: ${name} is a WasmArray (or its array), which only the CPU's CompiledOperator.execute takes, with every buffer a WasmArray; copy its elements out (slice()) for this call`);
+  }
   const plain = slot(AB_BYTES, b);
   const length = plain ?? slot(SAB_BYTES, b);
   if (length !== undefined) {
@@ -907,12 +1144,25 @@ function flatBindings(list, argument, what) {
   return BigUint64Array.from(flat);
 }
 
-/** The arguments of `execute`, checked, as the module's `execute` takes them. */
-function executeArgs(buffers, inputs, outputs, what) {
+/** The arguments of `execute`, checked, as the module's `execute` takes them (or with
+ * `blocks`, where every buffer is a WasmArray, as its `executeBlocks` does). */
+function executeArgs(buffers, inputs, outputs, what, blocks = false) {
   if (!Array.isArray(buffers)) {
     throw argumentError("buffers", `${what}: buffers must be an array of ArrayBuffers or typed arrays; got ${describe(buffers)}`);
   }
   tooMany(buffers.length, "buffers", what, "entries");
+  if (blocks) {
+    const resident = buffers.map((b, i) => WasmArray.resident(b, `buffers[${i}]`, what));
+    const mixed = resident.findIndex((r) => (r === undefined) !== (resident[0] === undefined));
+    if (resident.length > 0 && resident[0] !== undefined && mixed === -1) {
+      const addresses = Uint32Array.from(resident, (r) => r.address);
+      return { addresses, inputs: flatBindings(inputs, "inputs", what), outputs: flatBindings(outputs, "outputs", what) };
+    }
+    if (mixed !== -1) {
+      const [w, j] = resident[0] === undefined ? [mixed, 0] : [0, mixed];
+      throw argumentError(`buffers[${j}]`, `${what}: buffers[${w}] is a WasmArray and buffers[${j}] is not: the buffers of one execution are all WasmArrays (run where they lie) or all JavaScript memory (copied in and out)`);
+    }
+  }
   const views = [];
   for (let i = 0; i < buffers.length; i++) views.push(bufferMemory(buffers[i], `buffers[${i}]`, what));
   const memories = Uint32Array.from(views, (v) => views.findIndex((w) => w.buffer === v.buffer));
@@ -947,8 +1197,12 @@ export class CompiledOperator {
   execute(buffers, inputs, outputs) {
     const what = "CompiledOperator.execute";
     guard(what, () => {
-      const a = executeArgs(buffers, inputs, outputs, what);
-      call(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
+      const a = executeArgs(buffers, inputs, outputs, what, true);
+      if (a.addresses !== undefined) {
+        call(() => this.#compiled.executeBlocks(a.addresses, a.inputs, a.outputs));
+      } else {
+        call(() => this.#compiled.execute(a.views, a.memories, a.inputs, a.outputs));
+      }
     });
   }
 
@@ -972,16 +1226,32 @@ export class CompiledOperator {
 
 // ------------------------------------------------------------------------------- GPU
 
-/** `array` after `result` (its bytes, computed by the GPU) is copied into `view` (a
- * view of its bytes taken when the call was made), or an ArgumentError when that view
- * no longer holds them all (a resizable ArrayBuffer shrunk or transferred meanwhile):
- * then nothing is written. */
-function written(array, view, result, what) {
+/** The input bytes and a buffer for the result of a GPU call on prepared operands `p`:
+ * a WasmArray's input is copied out of the module's memory, which the call may grow
+ * (detaching views of it). */
+function gpuOperands(p, what) {
+  const { input, output } = p;
+  const view = bytes(input.array, "x", what);
+  const source = input.resident === null ? view : allocated(Uint8Array, view.length, 1, "a copy of x outside the module's memory", what);
+  if (source !== view) source.set(view);
+  const length = TA_BYTES.call(output.array);
+  output.view = output.resident === null ? bytes(output.array, "options.out", what) : null;
+  return [source, allocated(Uint8Array, length, 1, "the GPU's result", what)];
+}
+
+/** The output of a GPU call on `p` after `result` (its bytes, computed by the GPU) is
+ * copied into it: into the view of its bytes taken when the call was made, or a
+ * WasmArray's view now (an ArgumentError, with nothing written, when the array was
+ * freed meanwhile, or when the view no longer holds all the bytes: a resizable
+ * ArrayBuffer shrunk or transferred meanwhile). */
+function gpuWritten(p, result, what) {
+  const { output } = p;
+  const view = output.view ?? bytes(WasmArray.resident(output.result, "options.out", what).view, "options.out", what);
   if (view.length !== result.length) {
     throw argumentError("options.out", `${what}: options.out's memory shrank or was detached (transferred) while the GPU ran: it holds ${view.length} of the ${result.length} bytes the result needs; nothing was written`);
   }
   view.set(result);
-  return array;
+  return output.result;
 }
 
 /**
@@ -1028,10 +1298,9 @@ export class GpuDevice extends DirectMLDevice {
     const what = "GpuDevice.sign";
     return guardAsync(what, async () => {
       const p = prepareSign(x, options, what);
-      const out = bytes(p.out, "options.out", what);
-      const result = allocated(Uint8Array, out.length, 1, "the GPU's result", what);
-      await callAsync(() => this.#device.signBytes(p.dtype, p.nan, p.input, lengthOf(p.out), result));
-      return written(p.out, out, result, what);
+      const [input, result] = gpuOperands(p, what);
+      await callAsync(() => this.#device.signBytes(p.dtype, p.nan, input, lengthOf(p.output.array), result));
+      return gpuWritten(p, result, what);
     });
   }
 
@@ -1040,10 +1309,9 @@ export class GpuDevice extends DirectMLDevice {
     const what = "GpuDevice.isInfinity";
     return guardAsync(what, async () => {
       const p = prepareIsInfinity(x, options, what);
-      const out = bytes(p.out, "options.out", what);
-      const result = allocated(Uint8Array, out.length, 1, "the GPU's result", what);
-      await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, p.input, lengthOf(p.out), result));
-      return written(p.out, out, result, what);
+      const [input, result] = gpuOperands(p, what);
+      await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, input, lengthOf(p.output.array), result));
+      return gpuWritten(p, result, what);
     });
   }
 }

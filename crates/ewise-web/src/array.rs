@@ -6,6 +6,8 @@
 //! objects may be of one memory: the result is as if the whole input were read before
 //! any output is written (identical ranges are SIGN in place).
 
+use std::cell::RefCell;
+
 use ewise_core::{DataType, Error, InfinityMode, NanPolicy, OperatorType, TensorRole};
 use js_sys::{ArrayBuffer, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -130,15 +132,50 @@ fn may_overwrite_unread(input: &Uint8Array, output: &Uint8Array, in_bytes: usize
     !ib.is_instance_of::<ArrayBuffer>() && !ob.is_instance_of::<ArrayBuffer>()
 }
 
-/// Runs `step(input bytes, output bytes)` over `count` elements of `in_size` input and
-/// `out_size` output bytes each, in chunks of at most [`CHUNK_BYTES`] input bytes, as
-/// if the whole input were read first.
+/// Where a chunk's results go in the staging memory: over its input (SIGN, in place),
+/// or after it, `n` bytes per element (IS_INFINITY).
+#[derive(Clone, Copy)]
+enum Results {
+    InPlace,
+    After(usize),
+}
+
+thread_local! {
+    /// The staging memory of the copying calls, kept for the instance's life: it grows
+    /// to the largest chunk a call needs (at most [`CHUNK_BYTES`] and its results) and is
+    /// never zero-filled again, so a call allocates nothing in the common case.
+    static STAGING: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on `len` bytes of staging memory of unspecified contents ([`STAGING`],
+/// grown when shorter; an [`error::OUT_OF_MEMORY`] error when it cannot grow).
+pub(crate) fn with_staging<R>(
+    len: usize,
+    f: impl FnOnce(&mut [u8]) -> Result<R, JsValue>,
+) -> Result<R, JsValue> {
+    // Taken out for the call, so that a call made meanwhile (none is: no JavaScript runs
+    // here) would stage in memory of its own rather than share this.
+    let mut staging = STAGING.with(|cell| cell.take());
+    if staging.len() < len {
+        let mut grown = error::zeroed(len, "the staging memory of the copying calls")?;
+        std::mem::swap(&mut staging, &mut grown);
+    }
+    let result = f(&mut staging[..len]);
+    STAGING.with(|cell| cell.replace(staging));
+    result
+}
+
+/// Runs `step(input chunk, results)` over `count` elements of `in_size` bytes each, in
+/// chunks of at most [`CHUNK_BYTES`] input bytes staged in WebAssembly memory, as if
+/// the whole input were read first: one copy of each chunk in, the kernel over the
+/// staged chunk (in place, `results` empty, for [`Results::InPlace`]), one copy out.
 fn chunked(
     input: &Uint8Array,
     output: &Uint8Array,
     count: usize,
-    (in_size, out_size): (usize, usize),
-    mut step: impl FnMut(&[u8], &mut [u8]) -> Result<(), JsValue>,
+    in_size: usize,
+    results: Results,
+    mut step: impl FnMut(&mut [u8], &mut [u8]) -> Result<(), JsValue>,
 ) -> Result<(), JsValue> {
     if count == 0 {
         return Ok(());
@@ -151,22 +188,28 @@ fn chunked(
     } else {
         None
     };
+    let (out_size, after) = match results {
+        Results::InPlace => (in_size, 0),
+        Results::After(size) => (size, size),
+    };
     let per_chunk = (CHUNK_BYTES / in_size).clamp(1, count);
-    let mut src = error::zeroed(per_chunk * in_size, "input elements")?;
-    let mut dst = error::zeroed(per_chunk * out_size, "output elements")?;
-    let mut first = 0;
-    while first < count {
-        let n = per_chunk.min(count - first);
-        let (src, dst) = (&mut src[..n * in_size], &mut dst[..n * out_size]);
-        match &snapshot {
-            Some(all) => src.copy_from_slice(&all[first * in_size..(first + n) * in_size]),
-            None => copy_in(input, first * in_size, src)?,
+    with_staging(per_chunk * (in_size + after), |staging| {
+        let (sources, results) = staging.split_at_mut(per_chunk * in_size);
+        let mut first = 0;
+        while first < count {
+            let n = per_chunk.min(count - first);
+            let (src, dst) = (&mut sources[..n * in_size], &mut results[..n * after]);
+            match &snapshot {
+                Some(all) => src.copy_from_slice(&all[first * in_size..(first + n) * in_size]),
+                None => copy_in(input, first * in_size, src)?,
+            }
+            step(src, dst)?;
+            let written: &[u8] = if after == 0 { src } else { dst };
+            copy_out(output, first * out_size, written)?;
+            first += n;
         }
-        step(src, dst)?;
-        copy_out(output, first * out_size, dst)?;
-        first += n;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Writes SIGN of the elements of type `data_type` (a `DataType::raw` value) in `input`
@@ -188,8 +231,8 @@ pub fn sign_bytes(
     let count = elements(operator, TensorRole::Input, input.length() as usize, size)?;
     let given = elements(operator, TensorRole::Output, output.length() as usize, size)?;
     same_count(operator, given, count)?;
-    chunked(input, output, count, (size, size), |src, dst| {
-        ewise_cpu::array::sign_bytes(data_type, src, dst, policy).map_err(|e| validation(&e))
+    chunked(input, output, count, size, Results::InPlace, |data, _| {
+        ewise_cpu::array::sign_bytes_in_place(data_type, data, policy).map_err(|e| validation(&e))
     })
 }
 
@@ -212,13 +255,13 @@ pub fn is_infinity_bytes(
     let size = element_size(data_type);
     let count = elements(operator, TensorRole::Input, input.length() as usize, size)?;
     same_count(operator, output.length() as usize, count)?;
-    chunked(input, output, count, (size, 1), |src, dst| {
+    chunked(input, output, count, size, Results::After(1), |src, dst| {
         ewise_cpu::array::is_infinity_bytes(data_type, mode, src, dst).map_err(|e| validation(&e))
     })
 }
 
 /// The byte size of a type that has a kernel (1 for any other, never used).
-fn element_size(data_type: DataType) -> usize {
+pub(crate) fn element_size(data_type: DataType) -> usize {
     data_type.size_in_bytes().unwrap_or(1) as usize
 }
 

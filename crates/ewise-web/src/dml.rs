@@ -22,6 +22,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::array::{copy_in, copy_out, infinity_mode, nan_policy, view};
+use crate::blocks;
 use crate::error::{self, argument, validation};
 
 /// The feature level written `text` (`4_1`, `4.1`, `0x4100`, `DML_FEATURE_LEVEL_4_1`).
@@ -650,6 +651,58 @@ impl WebCompiledOperator {
         )
         .map_err(|e| validation(&e))?;
         write_elements(&output.view, output.at, c.output_desc(), &dst)
+    }
+
+    /// Runs with bindings into WasmArrays, where they lie, with no copy: `addresses[i]`
+    /// is the first byte of the WasmArray that is buffer `i` (an address that starts no
+    /// live WasmArray is an `ArgumentError`). The bindings are checked as [`Self::execute`]
+    /// checks them, one array named twice being one memory; identical ranges of one
+    /// array run in place (SIGN), and only the output elements' bytes are written.
+    #[wasm_bindgen(js_name = executeBlocks)]
+    pub fn execute_blocks(
+        &self,
+        addresses: Vec<u32>,
+        inputs: Vec<u64>,
+        outputs: Vec<u64>,
+    ) -> Result<(), JsValue> {
+        let c = &self.compiled;
+        let operator = c.operator_type();
+        let arrays = blocks::buffers_at(&addresses)?;
+        let (inputs, outputs) = (bindings("inputs", &inputs)?, bindings("outputs", &outputs)?);
+        let bound = ewise_core::check_bindings(
+            operator,
+            (c.input_desc(), c.output_desc()),
+            (&inputs, &outputs),
+            |i| arrays.get(i).map(|a| a.1),
+            arrays.len(),
+        )
+        .map_err(|e| validation(&e))?;
+        let (inb, outb) = (bound.input, bound.output);
+        // check_bindings found both buffers.
+        let (Some(&(a, _)), Some(&(b, _))) = (arrays.get(inb.buffer), arrays.get(outb.buffer))
+        else {
+            return Err(argument("buffers", "a bound buffer is missing"));
+        };
+        let run = |buffers: &mut [BufferRef<'_>], out_buffer: usize| {
+            c.execute(
+                buffers,
+                &[blocks::rebound(inb, 0)],
+                &[blocks::rebound(outb, out_buffer)],
+            )
+            .map_err(|e| validation(&e))
+        };
+        if a == b {
+            // One array, perhaps named by two buffer indices: its ranges are compared as
+            // one buffer's, named by the input's index.
+            let one = Bindings {
+                input: inb,
+                output: blocks::rebound(outb, inb.buffer),
+            };
+            one.placement(operator, operator == OperatorType::ElementWiseSign)
+                .map_err(|e| validation(&e))?;
+            return blocks::with_buffers(&[a], |buffers| run(buffers, 0));
+        }
+        blocks::with_buffers(&[a, b], |buffers| run(buffers, 1))
     }
 
     /// `CompiledOperator::execute_slices`: bytes starting at each tensor's base, each

@@ -13,8 +13,9 @@
 //! panic: a panic in WebAssembly is a trap that would leave the module unusable.
 //!
 //! Memory: the array exports copy the caller's elements in chunks of at most
-//! `array::CHUNK_BYTES` (1 MiB) of input, so the module's memory does not grow with the
-//! arrays (except where an output starts inside its input, or both are views of
+//! `array::CHUNK_BYTES` (1 MiB) of input into one staging area that is kept between
+//! calls (it grows once, to the largest chunk and its results: at most 2 MiB), so the
+//! module's memory does not grow with the arrays (except where an output starts inside its input, or both are views of
 //! `SharedArrayBuffer` objects, which may be one memory: that input is copied whole
 //! first); the DirectML-style `execute` holds the two bound ranges (in place, one, or
 //! two where the layouts differ); the GPU device's array calls copy the whole input and
@@ -27,6 +28,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod array;
+pub mod blocks;
 pub mod dml;
 pub mod error;
 pub mod gpu;

@@ -50,6 +50,21 @@ test("several MiB, in place and not, across the 1 MiB chunks", () => {
   assert.deepEqual(Array.from(inf), Array.from(f32, (p) => isInfinityOf("float32", BigInt(p), "negative")));
 });
 
+test("the staging memory kept between calls never carries one call's data into another's result", () => {
+  // A large call fills the staging memory with infinities and their results; smaller
+  // calls of other types and operators after it see only their own elements.
+  const big = new Float32Array((2 << 20) / 4 + 7).fill(-Infinity);
+  assert.ok(ewise.isInfinity(big).every((v) => v === 1));
+  assert.deepEqual(Array.from(ewise.sign(big)), Array.from(big, () => -1));
+  for (const n of [0, 1, 3, 4096, 300_001]) {
+    assert.deepEqual(Array.from(ewise.isInfinity(new Float64Array(n).fill(2.5))), new Array(n).fill(0), `isInfinity, n ${n}`);
+    const ints = Int8Array.from({ length: n }, (_, i) => (i % 3) - 1);
+    assert.deepEqual(Array.from(ewise.sign(ints)), Array.from(ints), `sign, n ${n}`);
+    const nans = new Float32Array(n).fill(NaN);
+    assert.ok(ewise.sign(nans).every((v) => Object.is(v, 0)), `sign of NaN, n ${n}`);
+  }
+});
+
 test("out overlapping x ahead or behind gives the result of reading x first", () => {
   for (const shift of [-3, -1, 1, 2, 1000, -1000]) {
     for (const n of [10, 300_000]) {
