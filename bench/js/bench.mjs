@@ -22,6 +22,8 @@ const COPY_PICK_MS = 3;
 
 const ARRAYS = { float32: Float32Array, float64: Float64Array, int8: Int8Array };
 const OPS = ["sign", "is-infinity"];
+/** The WasmArrays of the ewise-zero-copy contender's current row. */
+const zeroCopyHeld = [];
 
 /** An element count: digits with an optional Ki or Mi suffix. */
 export function parseSize(text) {
@@ -140,22 +142,30 @@ export const CONTENDERS = [
     version: (env) => env.versions.ewise ?? "",
   },
   {
-    // The hook for ewise's zero-copy path: input and output kept in WebAssembly memory
-    // (WasmArray), so a call runs the kernel alone. A later change fills `prepare` (a
-    // WasmArray holding x, one for the output, and `run` calling the op on them) and
-    // lets `setup` accept a build that has it.
     id: "ewise-zero-copy",
     label: "ewise zero-copy",
-    note: "ewise on WasmArray input and output (no copies in or out)",
+    note: "ewise `sign(a, { out: b })` / `isInfinity(a, { out: b })` on WasmArrays (`alloc`): the kernel where the arrays lie, no copy in or out",
     setup: (env) =>
       !env.ewise
         ? env.reasons.ewise ?? "ewise not loaded"
-        : typeof env.ewise.WasmArray !== "function"
-          ? "this ewise has no WasmArray (a later change adds it)"
-          : "its case is not written yet (bench/js/bench.mjs: the ewise-zero-copy contender)",
+        : typeof env.ewise.alloc !== "function"
+          ? "this ewise has no WasmArray (alloc)"
+          : undefined,
     supports: () => true,
-    prepare() {
-      throw new Error("ewise-zero-copy: not implemented");
+    prepare(op, dtype, x, env) {
+      const { alloc, sign, isInfinity } = env.ewise;
+      // One row's arrays at a time: the previous row's are freed.
+      for (const a of zeroCopyHeld.splice(0)) a.free();
+      const input = alloc(dtype, x.length);
+      input.array.set(x);
+      const out = op === "sign" ? alloc(dtype, x.length) : alloc(Uint8Array, x.length);
+      zeroCopyHeld.push(input, out);
+      const nan = env.nan;
+      return {
+        run: op === "sign"
+          ? () => sign(input, { out, nan }).array
+          : () => isInfinity(input, { out }).array,
+      };
     },
     version: (env) => env.versions.ewise ?? "",
   },

@@ -88,10 +88,93 @@ export interface IsInfinityOptions {
  * of one memory), the result is that of reading all of `x` first.
  */
 export function sign<T extends SignArray>(x: T, options?: SignOptions<T>): T;
+/** On a WasmArray, where it lies (no copy), into a JavaScript array of its type. */
+export function sign<T extends SignArray>(x: WasmArray<T>, options: Omit<SignOptions<T>, "out"> & { out: T }): T;
+/** On a WasmArray, where it lies (no copy), into a WasmArray of its type, or without
+ * `out` into a new WasmArray. */
+export function sign<T extends SignArray>(
+  x: WasmArray<T>,
+  options?: Omit<SignOptions<T>, "out"> & { out?: WasmArray<T> | null },
+): WasmArray<T>;
+/** From a JavaScript array into a WasmArray: one copy, SIGN in place there. */
+export function sign<T extends SignArray>(x: T, options: Omit<SignOptions<T>, "out"> & { out: WasmArray<T> }): WasmArray<T>;
 
 /** 1 where an element of `x` is an infinity `mode` selects, else 0. Returns
  * `options.out` or a new `Uint8Array`. */
 export function isInfinity(x: FloatArray, options?: IsInfinityOptions): Uint8Array;
+/** On a WasmArray, where it lies, into a JavaScript `Uint8Array`. */
+export function isInfinity(
+  x: WasmArray<FloatArray>,
+  options: Omit<IsInfinityOptions, "out"> & { out: Uint8Array },
+): Uint8Array;
+/** On a WasmArray, where it lies, into a WasmArray, or without `out` a new one. */
+export function isInfinity(
+  x: WasmArray<FloatArray>,
+  options?: Omit<IsInfinityOptions, "out"> & { out?: WasmArray<Uint8Array> | null },
+): WasmArray<Uint8Array>;
+/** From a JavaScript array into a WasmArray. */
+export function isInfinity(
+  x: FloatArray,
+  options: Omit<IsInfinityOptions, "out"> & { out: WasmArray<Uint8Array> },
+): WasmArray<Uint8Array>;
+
+/** The typed array constructors `alloc` takes. */
+export type SignArrayConstructor =
+  | Int8ArrayConstructor
+  | Uint8ArrayConstructor
+  | Int16ArrayConstructor
+  | Uint16ArrayConstructor
+  | Int32ArrayConstructor
+  | Uint32ArrayConstructor
+  | BigInt64ArrayConstructor
+  | BigUint64ArrayConstructor
+  | Float32ArrayConstructor
+  | Float64ArrayConstructor;
+
+/** The typed array each dtype name gives (bit patterns in a `Uint16Array` for
+ * "float16" and "bfloat16"). */
+export interface DTypeArrays {
+  int8: Int8Array;
+  uint8: Uint8Array;
+  int16: Int16Array;
+  uint16: Uint16Array;
+  int32: Int32Array;
+  uint32: Uint32Array;
+  int64: BigInt64Array;
+  uint64: BigUint64Array;
+  float16: Uint16Array;
+  bfloat16: Uint16Array;
+  float32: Float32Array;
+  float64: Float64Array;
+}
+
+/**
+ * A typed array in ewise's WebAssembly memory, made by `alloc`: `sign`, `isInfinity`
+ * and `CompiledOperator.execute` run on it where it lies, with no copy in or out.
+ * `array` is a view of its elements, made again after the memory grew (which detaches
+ * older views: take `array` again rather than keeping it across calls). `free()`
+ * releases it; a FinalizationRegistry frees one collected unfreed, as a backstop. Any
+ * use after `free()`, through it or a view it handed out, is an `ArgumentError`. Where
+ * the runtime has `Symbol.dispose`, that method frees it too (`using a = alloc(...)`).
+ */
+export class WasmArray<T extends SignArray = SignArray> {
+  private constructor();
+  /** The elements, over the module's memory as it is now. */
+  readonly array: T;
+  readonly length: number;
+  readonly dtype: DType;
+  readonly byteLength: number;
+  /** Whether `free()` was called. */
+  readonly freed: boolean;
+  /** Releases the memory; every later use is refused. Calling it again does nothing. */
+  free(): void;
+}
+
+/** A new WasmArray of `length` zeroed elements of `type`: a typed array constructor or
+ * a dtype name. An `OutOfMemoryError` where the module's memory cannot grow to hold
+ * it. */
+export function alloc<C extends SignArrayConstructor>(type: C, length: number): WasmArray<InstanceType<C>>;
+export function alloc<D extends DType>(type: D, length: number): WasmArray<DTypeArrays[D]>;
 
 /** Every error ewise throws; `kind` says which, more finely than the class. */
 export class EwiseError extends Error {
@@ -238,6 +321,9 @@ export class Operator {
 
 /** Memory a binding may name: a binding's offset counts from a view's first byte. */
 export type BufferSourceLike = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
+/** What the CPU's `CompiledOperator.execute` binds: JavaScript memory, or WasmArrays
+ * (every buffer of one execution), run on where they lie. */
+export type ExecuteBuffers = readonly BufferSourceLike[] | readonly WasmArray[];
 
 /** A compiled operator: executes any number of times. */
 export class CompiledOperator {
@@ -247,9 +333,10 @@ export class CompiledOperator {
    * them; buffers over one ArrayBuffer are one memory (identical ranges run in place,
    * other overlaps are hazards); over two SharedArrayBuffer objects, which may be one
    * memory, the input is read whole before any output is written. Only the output
-   * elements' bytes are written. */
+   * elements' bytes are written. WasmArrays (all the buffers, or none) are run on
+   * where they lie. */
   execute(
-    buffers: readonly BufferSourceLike[],
+    buffers: ExecuteBuffers,
     inputs: readonly BufferBinding[],
     outputs: readonly BufferBinding[],
   ): void;
@@ -294,7 +381,17 @@ export class GpuDevice {
   readonly extensions: boolean;
   readonly nanPolicy: NanPolicy;
   sign<T extends SignArray>(x: T, options?: SignOptions<T>): Promise<T>;
+  /** WasmArrays as `x` and `out` are copied across (the GPU is not in that memory);
+   * without `out`, the result is a new WasmArray. */
+  sign<T extends SignArray>(
+    x: WasmArray<T>,
+    options?: Omit<SignOptions<T>, "out"> & { out?: WasmArray<T> | null },
+  ): Promise<WasmArray<T>>;
   isInfinity(x: FloatArray, options?: IsInfinityOptions): Promise<Uint8Array>;
+  isInfinity(
+    x: WasmArray<FloatArray>,
+    options?: Omit<IsInfinityOptions, "out"> & { out?: WasmArray<Uint8Array> | null },
+  ): Promise<WasmArray<Uint8Array>>;
   /** The highest of `levels` at or below the device's level, or null. */
   checkFeatureLevels(levels: readonly FeatureLevel[]): string | null;
   /** Validates `desc` at the device's level (throws the rules' first `ValidationError`,

@@ -302,6 +302,7 @@ if (typeof Float16Array === "function") {
 }
 
 const SIGN_ARRAYS = Object.keys(ARRAYS);
+const FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"];
 const FLOAT_ARRAYS = ["Float32Array", "Float64Array", ...(ARRAYS.Float16Array ? ["Float16Array"] : [])];
 
 function tagOf(x) {
@@ -522,6 +523,8 @@ export class WasmArray {
   #Type;
   #view = null;
 
+  #meta;
+
   constructor(token, id, address, length, dtype, Type) {
     if (token !== CREATE) throw argumentError("WasmArray", "WasmArray: use alloc(type, length) to get one");
     this.#id = id;
@@ -529,6 +532,7 @@ export class WasmArray {
     this.#length = length;
     this.#dtype = dtype;
     this.#Type = Type;
+    this.#meta = Object.freeze({ address, length, dtype, Type });
   }
 
   /** The elements: a typed array over the module's memory (a Uint16Array of bit
@@ -565,10 +569,6 @@ export class WasmArray {
     this.#view = null;
     finalizer?.unregister(this);
     if (trapped === null) wasm.blockFree(id);
-  }
-
-  [Symbol.dispose]() {
-    this.free();
   }
 
   /** The current view, made again where the memory grew; refused after `free()`. */
@@ -610,11 +610,26 @@ export class WasmArray {
     return typeof x === "object" && x !== null && #id in x;
   }
 
+  /** WasmArray `x`'s address, length, dtype and typed array, or null once freed. */
+  static meta(x) {
+    return x.#id === null ? null : x.#meta;
+  }
+
   static made(id, dtype, Type, length) {
     const a = new WasmArray(CREATE, id, wasm.blockAddress(id), length, dtype, Type);
     finalizer?.register(a, id, a);
     return a;
   }
+}
+
+if (typeof Symbol.dispose === "symbol") {
+  Object.defineProperty(WasmArray.prototype, Symbol.dispose, {
+    value() {
+      this.free();
+    },
+    writable: true,
+    configurable: true,
+  });
 }
 
 function freedError(argument, what) {
@@ -694,8 +709,10 @@ function withDtype(o, input) {
   return o.dtype === undefined && input.resident !== null ? { ...o, dtype: input.resident.owner.dtype } : o;
 }
 
-function prepareSign(x, options, what) {
-  const o = optionsOf(options, ["nan", "out", "dtype"], what);
+const SIGN_OPTIONS = ["nan", "out", "dtype"];
+const IS_INFINITY_OPTIONS = ["mode", "out", "dtype"];
+
+function prepareSign(x, o, what) {
   const input = operand(x, "x", what);
   const dtype = elementType(input.array, withDtype(o, input), false, what);
   const nan = NAN.indexOf(choice(o, "nan", NAN, what));
@@ -704,13 +721,39 @@ function prepareSign(x, options, what) {
   return { dtype: DT[dtype], nan, count, input, output: outputOf(o, tag, dtype, count, input, what) };
 }
 
-function prepareIsInfinity(x, options, what) {
-  const o = optionsOf(options, ["mode", "out", "dtype"], what);
+function prepareIsInfinity(x, o, what) {
   const input = operand(x, "x", what);
   const dtype = elementType(input.array, withDtype(o, input), true, what);
   const mode = MODE_NUMBERS[choice(o, "mode", MODES, what)];
   const count = lengthOf(input.array);
   return { dtype: DT[dtype], mode, count, input, output: outputOf(o, "Uint8Array", "uint8", count, input, what) };
+}
+
+/** The zero-copy call's common case, on numbers alone: WasmArray `x` (live, of a type
+ * the operation takes) into a live WasmArray `o.out` of its type (or a new one), with
+ * no `o.dtype`; undefined for any other case, which the general path runs or refuses
+ * with its messages. */
+function zeroCopy(x, o, isSign, what) {
+  const xm = WasmArray.meta(x);
+  if (xm === null || (o.dtype !== undefined && o.dtype !== null)) return undefined;
+  if (!isSign && !FLOAT_DTYPES.includes(xm.dtype)) return undefined;
+  const OutType = isSign ? xm.Type : Uint8Array;
+  let out = o.out;
+  let om;
+  if (out === undefined || out === null) {
+    out = undefined;
+  } else {
+    om = WasmArray.is(out) ? WasmArray.meta(out) : null;
+    if (om === null || om.Type !== OutType) return undefined;
+  }
+  const arg = isSign ? NAN.indexOf(choice(o, "nan", NAN, what)) : MODE_NUMBERS[choice(o, "mode", MODES, what)];
+  if (out === undefined) {
+    out = allocLike(isSign ? xm.dtype : "uint8", OutType, xm.length, "x", what);
+    om = WasmArray.meta(out);
+  }
+  const f = isSign ? wasm.signBlocks : wasm.isInfinityBlocks;
+  call(() => f(DT[xm.dtype], arg, xm.address, om.address, xm.length, om.length));
+  return out;
 }
 
 /** Runs `atFn` (the module's signAt or isInfinityAt) or `bytesFn` (its copying
@@ -740,7 +783,10 @@ export function sign(x, options) {
   const what = "sign";
   return guard(what, () => {
     needReady(what);
-    const p = prepareSign(x, options, what);
+    const o = optionsOf(options, SIGN_OPTIONS, what);
+    const fast = WasmArray.is(x) ? zeroCopy(x, o, true, what) : undefined;
+    if (fast !== undefined) return fast;
+    const p = prepareSign(x, o, what);
     return runPrepared(p, p.nan, wasm.signAt, wasm.signBytes, what);
   });
 }
@@ -754,7 +800,10 @@ export function isInfinity(x, options) {
   const what = "isInfinity";
   return guard(what, () => {
     needReady(what);
-    const p = prepareIsInfinity(x, options, what);
+    const o = optionsOf(options, IS_INFINITY_OPTIONS, what);
+    const fast = WasmArray.is(x) ? zeroCopy(x, o, false, what) : undefined;
+    if (fast !== undefined) return fast;
+    const p = prepareIsInfinity(x, o, what);
     return runPrepared(p, p.mode, wasm.isInfinityAt, wasm.isInfinityBytes, what);
   });
 }
@@ -1297,7 +1346,7 @@ export class GpuDevice extends DirectMLDevice {
   async sign(x, options) {
     const what = "GpuDevice.sign";
     return guardAsync(what, async () => {
-      const p = prepareSign(x, options, what);
+      const p = prepareSign(x, optionsOf(options, SIGN_OPTIONS, what), what);
       const [input, result] = gpuOperands(p, what);
       await callAsync(() => this.#device.signBytes(p.dtype, p.nan, input, lengthOf(p.output.array), result));
       return gpuWritten(p, result, what);
@@ -1308,7 +1357,7 @@ export class GpuDevice extends DirectMLDevice {
   async isInfinity(x, options) {
     const what = "GpuDevice.isInfinity";
     return guardAsync(what, async () => {
-      const p = prepareIsInfinity(x, options, what);
+      const p = prepareIsInfinity(x, optionsOf(options, IS_INFINITY_OPTIONS, what), what);
       const [input, result] = gpuOperands(p, what);
       await callAsync(() => this.#device.isInfinityBytes(p.dtype, p.mode, input, lengthOf(p.output.array), result));
       return gpuWritten(p, result, what);

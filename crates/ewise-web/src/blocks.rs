@@ -237,12 +237,7 @@ enum Side<'a> {
 /// a view must hold exactly `len` bytes.
 fn side<'a>(value: &'a JsValue, len: usize, what: &str) -> Result<Side<'a>, JsValue> {
     if let Some(address) = value.as_f64() {
-        if !(address >= 0.0 && address <= MAX_BYTES as f64 && address.fract() == 0.0) {
-            return Err(freed(what));
-        }
-        let found = SLAB.with(|slab| slab.borrow().find(address as usize, len));
-        let (slot, offset) = found.ok_or_else(|| freed(what))?;
-        return Ok(Side::Block { slot, offset });
+        return block_side(address, len, what);
     }
     let view = value
         .dyn_ref::<Uint8Array>()
@@ -263,6 +258,16 @@ fn side<'a>(value: &'a JsValue, len: usize, what: &str) -> Result<Side<'a>, JsVa
 type Map<'k> = &'k dyn Fn(&[u8], &mut [u8]) -> Result<(), JsValue>;
 /// A kernel in place on bytes.
 type InPlace<'k> = &'k dyn Fn(&mut [u8]) -> Result<(), JsValue>;
+
+/// The operand of `len` bytes at `address`, which must lie inside one live block.
+fn block_side(address: f64, len: usize, what: &str) -> Result<Side<'static>, JsValue> {
+    if !(address >= 0.0 && address <= MAX_BYTES as f64 && address.fract() == 0.0) {
+        return Err(freed(what));
+    }
+    let found = SLAB.with(|slab| slab.borrow().find(address as usize, len));
+    let (slot, offset) = found.ok_or_else(|| freed(what))?;
+    Ok(Side::Block { slot, offset })
+}
 
 /// How one operation runs on an operand pair.
 struct Kernel<'k> {
@@ -414,11 +419,11 @@ fn byte_len(count: u32, size: usize, what: &str) -> Result<usize, JsValue> {
 
 /// SIGN of `count` elements of type `data_type` under NaN policy `nan` (0 zero, 1
 /// propagate), from `input` into `output` (of `out_count` elements: another count is
-/// `SliceLength`, as the copying calls say it): each an address inside a live WasmArray, or
-/// a `Uint8Array` of memory outside the module (at least one of them an address). The
-/// same address and count for both is in place; other overlaps read the input first.
-/// Refused, with nothing written: an address in no live block (or a range running past
-/// its block's end), a view of another length, a type SIGN does not take.
+/// `SliceLength`, as the copying calls say it): each an address inside a live
+/// WasmArray, or a `Uint8Array` of memory outside the module (at least one of them an
+/// address). The same address and count for both is in place; other overlaps read the
+/// input first. Refused, with nothing written: an address in no live block (or a range
+/// running past its block's end), a view of another length, a type SIGN does not take.
 #[wasm_bindgen(js_name = signAt)]
 pub fn sign_at(
     data_type: u32,
@@ -428,6 +433,37 @@ pub fn sign_at(
     count: u32,
     out_count: u32,
 ) -> Result<(), JsValue> {
+    sign_sides(data_type, nan, (count, out_count), |len| {
+        Ok((side(input, len, "x")?, side(output, len, "options.out")?))
+    })
+}
+
+/// [`sign_at`] with both operands in WasmArrays, at addresses `input` and `output`:
+/// numbers alone cross into the module (the zero-copy calls' path).
+#[wasm_bindgen(js_name = signBlocks)]
+pub fn sign_blocks(
+    data_type: u32,
+    nan: u32,
+    input: f64,
+    output: f64,
+    count: u32,
+    out_count: u32,
+) -> Result<(), JsValue> {
+    sign_sides(data_type, nan, (count, out_count), |len| {
+        Ok((
+            block_side(input, len, "x")?,
+            block_side(output, len, "options.out")?,
+        ))
+    })
+}
+
+/// SIGN on the operands `sides(byte length)` gives, after the arguments are checked.
+fn sign_sides<'a>(
+    data_type: u32,
+    nan: u32,
+    (count, out_count): (u32, u32),
+    sides: impl FnOnce(usize) -> Result<(Side<'a>, Side<'a>), JsValue>,
+) -> Result<(), JsValue> {
     let (data_type, policy) = (self::data_type(data_type)?, nan_policy(nan)?);
     ewise_cpu::array::sign_bytes(data_type, &[], &mut [], policy).map_err(|e| validation(&e))?;
     same_count(
@@ -436,8 +472,7 @@ pub fn sign_at(
         count as usize,
     )?;
     let size = element_size(data_type);
-    let len = byte_len(count, size, "x")?;
-    let (input, output) = (side(input, len, "x")?, side(output, len, "options.out")?);
+    let (input, output) = sides(byte_len(count, size, "x")?)?;
     let map = |src: &[u8], dst: &mut [u8]| {
         ewise_cpu::array::sign_bytes(data_type, src, dst, policy).map_err(|e| validation(&e))
     };
@@ -465,6 +500,40 @@ pub fn is_infinity_at(
     count: u32,
     out_count: u32,
 ) -> Result<(), JsValue> {
+    is_infinity_sides(data_type, mode, (count, out_count), |in_len| {
+        Ok((
+            side(input, in_len, "x")?,
+            side(output, count as usize, "options.out")?,
+        ))
+    })
+}
+
+/// [`is_infinity_at`] with both operands in WasmArrays, as [`sign_blocks`].
+#[wasm_bindgen(js_name = isInfinityBlocks)]
+pub fn is_infinity_blocks(
+    data_type: u32,
+    mode: u32,
+    input: f64,
+    output: f64,
+    count: u32,
+    out_count: u32,
+) -> Result<(), JsValue> {
+    is_infinity_sides(data_type, mode, (count, out_count), |in_len| {
+        Ok((
+            block_side(input, in_len, "x")?,
+            block_side(output, count as usize, "options.out")?,
+        ))
+    })
+}
+
+/// IS_INFINITY on the operands `sides(input byte length)` gives, after the arguments
+/// are checked.
+fn is_infinity_sides<'a>(
+    data_type: u32,
+    mode: u32,
+    (count, out_count): (u32, u32),
+    sides: impl FnOnce(usize) -> Result<(Side<'a>, Side<'a>), JsValue>,
+) -> Result<(), JsValue> {
     let (data_type, mode) = (self::data_type(data_type)?, infinity_mode(mode)?);
     ewise_cpu::array::is_infinity_bytes(data_type, mode, &[], &mut [])
         .map_err(|e| validation(&e))?;
@@ -474,11 +543,7 @@ pub fn is_infinity_at(
         count as usize,
     )?;
     let size = element_size(data_type);
-    let in_len = byte_len(count, size, "x")?;
-    let (input, output) = (
-        side(input, in_len, "x")?,
-        side(output, count as usize, "options.out")?,
-    );
+    let (input, output) = sides(byte_len(count, size, "x")?)?;
     let map = |src: &[u8], dst: &mut [u8]| {
         ewise_cpu::array::is_infinity_bytes(data_type, mode, src, dst).map_err(|e| validation(&e))
     };

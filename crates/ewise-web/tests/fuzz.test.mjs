@@ -154,15 +154,15 @@ function expectEwiseError(f, label) {
 
 /** Runs `property` with the fixed seed (and `RUNS` runs), then with a random seed or
  * EWISE_FUZZ_SEED, printing it. */
-function both(name, property) {
+function both(name, property, runs = RUNS) {
   test(`${name} (fixed seed ${FIXED_SEED})`, { skip }, () => {
-    fc.assert(property(), { seed: FIXED_SEED, numRuns: RUNS, includeErrorInReport: true });
+    fc.assert(property(), { seed: FIXED_SEED, numRuns: runs, includeErrorInReport: true });
   });
   test(`${name} (random seed)`, { skip }, (t) => {
     const seed = process.env.EWISE_FUZZ_SEED ? Number(process.env.EWISE_FUZZ_SEED) : (Math.random() * 2 ** 31) | 0;
     t.diagnostic(`seed ${seed}: replay with EWISE_FUZZ_SEED=${seed}`);
     console.error(`fuzz.test.mjs: ${name}: seed ${seed}`);
-    fc.assert(property(), { seed, numRuns: RUNS, includeErrorInReport: true });
+    fc.assert(property(), { seed, numRuns: runs, includeErrorInReport: true });
   });
 }
 
@@ -327,6 +327,201 @@ function checkArrayCase(c) {
 }
 
 both("sign and isInfinity: the reference's bits in the output and nothing else changed, or an EwiseError", () => fc.property(arrayCase(), checkArrayCase));
+
+// ------------------------------------------------------------------- WasmArray
+
+// Sequences of allocations, frees, views taken, memory growth and calls on a pool of
+// WasmArrays, their views (current, stale after growth, of freed arrays, subarrays) and
+// JavaScript arrays. A model holds every live array's bytes: each call gives the
+// reference's bits in its output, or throws an EwiseError as the model predicts, and
+// after every step every live array holds what the model says (nothing else written,
+// nothing lost to growth).
+
+/** The module's exports (its memory), from the glue ewise.js loaded. */
+const glueDir = process.env.EWISE_WEB_PKG;
+const glue = await import((glueDir ? pathToFileURL(`${glueDir.replace(/\/$/, "")}/ewise_web.js`) : new URL("../pkg/ewise_web.js", import.meta.url)).href);
+const wasmExports = await glue.default();
+
+const POOL_TYPES = ["float32", "float16", "bfloat16", "float64", "int8", "uint8", "int64", "uint32"];
+
+const poolCase = () => fc.array(fc.record({
+  act: fc.constantFrom("alloc", "alloc", "alloc", "op", "op", "op", "op", "op", "free", "view", "view", "grow"),
+  type: fc.constantFrom(...POOL_TYPES),
+  n: fc.oneof({ weight: 24, arbitrary: fc.integer({ min: 0, max: 40 }) }, fc.integer({ min: 100_000, max: 300_000 })),
+  op: fc.constantFrom("sign", "isInfinity"),
+  xKind: fc.constantFrom("array", "array", "view", "view", "js"),
+  out: fc.constantFrom("none", "array", "array", "same", "view", "js", "js-wrong"),
+  sub: fc.boolean(),
+  pick: fc.nat(),
+  pick2: fc.nat(),
+  seed: fc.integer(),
+  policy: fc.constantFrom(undefined, ...NAN, ...MODES),
+}), { minLength: 4, maxLength: 24, size: "max" });
+
+/** The bytes of typed array `a` (a copy). */
+function bytesOf(a) {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength).slice();
+}
+
+/** `n` random patterns of `type`, with specials, as `type`'s array. */
+function randomArray(type, n, seed) {
+  const A = arrayOf(type);
+  const memory = new ArrayBuffer(n * A.BYTES_PER_ELEMENT);
+  fillRandom(new Uint8Array(memory), seed);
+  sprinkle(type, memory, 0, n, seed);
+  return new A(memory);
+}
+
+/** The result bytes of `op` over `type`'s elements in `input` (bytes) under `policy`. */
+function expected(op, type, input, n, policy) {
+  const bits = TYPES[type].bits;
+  const ps = patterns(input, 0, n, bits);
+  if (op === "isInfinity") return Uint8Array.from(ps, (p) => isInfinityOf(type, p, policy));
+  const P = patternArray(bits);
+  const out = new P(n);
+  ps.forEach((p, i) => {
+    const v = signOf(type, p, policy);
+    out[i] = bits === 64 ? v : Number(v);
+  });
+  return new Uint8Array(out.buffer);
+}
+
+/** How the pool property's calls went: run, refused, and refused as stale or freed. */
+const poolStats = { ran: 0, refused: 0, stale: 0, freed: 0 };
+
+function checkPool(steps) {
+  const arrays = [];
+  const views = [];
+  const pick = (list, k) => (list.length === 0 ? undefined : list[k % list.length]);
+  try {
+    for (const [index, s] of steps.entries()) {
+      const label = `step ${index} (${JSON.stringify(s)})`;
+      switch (s.act) {
+        case "alloc": {
+          const wa = ewise.alloc(s.type, s.n);
+          const init = randomArray(s.type, s.n, s.seed);
+          new Uint8Array(wa.array.buffer, wa.array.byteOffset, wa.byteLength).set(new Uint8Array(init.buffer));
+          arrays.push({ wa, type: s.type, n: s.n, model: bytesOf(init), live: true });
+          break;
+        }
+        case "free": {
+          const a = pick(arrays, s.pick);
+          if (a) {
+            a.wa.free();
+            a.live = false;
+          }
+          break;
+        }
+        case "grow":
+          wasmExports.memory.grow(1);
+          break;
+        case "view": {
+          const a = pick(arrays, s.pick);
+          if (a?.live) views.push({ owner: a, view: s.sub && a.n > 1 ? a.wa.array.subarray(1) : a.wa.array, sub: s.sub && a.n > 1 });
+          break;
+        }
+        case "op": {
+          const policies = s.op === "sign" ? NAN : MODES;
+          const policy = policies.includes(s.policy) ? s.policy : undefined;
+          // x: an operand with the array it is in (null for JavaScript memory).
+          let x;
+          if (s.xKind === "array") {
+            const a = pick(arrays, s.pick);
+            x = a && { value: a.wa, owner: a, sub: false };
+          } else if (s.xKind === "view") {
+            const v = pick(views, s.pick);
+            x = v && { value: v.view, owner: v.owner, sub: v.sub, view: v };
+          }
+          if (x === undefined) {
+            const type = ["float16", "bfloat16"].includes(s.type) ? "float32" : s.type;
+            const value = randomArray(type, s.n, s.seed);
+            x = { value, owner: null, type, n: s.n, bytes: bytesOf(value) };
+          }
+          const xType = x.owner?.type ?? x.type;
+          const xn = x.owner ? x.owner.n - (x.sub ? 1 : 0) : x.n;
+          const OutA = s.op === "sign" ? arrayOf(xType) : Uint8Array;
+          let valid = true;
+          const usable = (o) => o.owner === null || (o.owner.live && !o.sub && !(o.view && o.view.view.buffer.byteLength === 0));
+          if (!usable(x)) valid = false;
+          if (s.op === "isInfinity" && TYPES[xType].kind !== "float") valid = false;
+          let out;
+          if (s.out === "array") {
+            const a = pick(arrays, s.pick2);
+            out = a && { value: a.wa, owner: a, sub: false };
+          } else if (s.out === "same") {
+            out = { ...x };
+          } else if (s.out === "view") {
+            const v = pick(views, s.pick2);
+            out = v && { value: v.view, owner: v.owner, sub: v.sub, view: v };
+          } else if (s.out === "js" || s.out === "js-wrong") {
+            const n = s.out === "js" ? xn : xn + 1;
+            out = { value: new OutA(n), owner: null, n };
+          }
+          if (out !== undefined) {
+            if (!usable(out)) valid = false;
+            const outType = out.owner?.type ?? (OutA === Uint8Array && s.op === "isInfinity" ? "uint8" : xType);
+            const outN = out.owner ? out.owner.n - (out.sub ? 1 : 0) : out.n;
+            if (arrayOf(outType) !== OutA) valid = false;
+            if (outN !== xn) valid = false;
+            if (x.owner === null && out.owner === null) valid = false;
+          }
+          const options = {};
+          if (policy !== undefined) options[s.op === "sign" ? "nan" : "mode"] = policy;
+          if (out !== undefined) options.out = out.value;
+          // The input's bytes now, from the model (arrays) or the array itself (JavaScript).
+          const input = x.owner ? (x.owner.live ? x.owner.model.subarray(x.sub ? TYPES[xType].bits / 8 : 0) : null) : x.bytes;
+          const f = () => ewise[s.op](x.value, options);
+          if (out !== undefined && x.owner === null && out.owner === null) {
+            // Two JavaScript arrays: the copying path, not this property's subject.
+            break;
+          }
+          if (!valid) {
+            const e = expectEwiseError(f, label);
+            poolStats.refused++;
+            if (/stale view/.test(e.message)) poolStats.stale++;
+            if (/freed/.test(e.message)) poolStats.freed++;
+            break;
+          }
+          poolStats.ran++;
+          let result;
+          try {
+            result = f();
+          } catch (e) {
+            assert.fail(`${label}: threw ${e?.name}: ${e?.message}`);
+          }
+          const want = expected(s.op, xType, input, xn, policy ?? policies[0]);
+          if (out === undefined) {
+            assert.ok(x.owner === null ? ArrayBuffer.isView(result) : result instanceof ewise.WasmArray, `${label}: the result's kind`);
+            const got = x.owner === null ? bytesOf(result) : bytesOf(result.array);
+            assert.deepEqual(got, want, `${label}: the new result's bits`);
+            if (x.owner !== null) arrays.push({ wa: result, type: s.op === "sign" ? xType : "uint8", n: xn, model: got, live: true });
+          } else {
+            assert.equal(result, out.value, `${label}: the result is options.out`);
+            if (out.owner === null) assert.deepEqual(bytesOf(result), want, `${label}: the output's bits`);
+            else out.owner.model.set(want, out.sub ? TYPES[out.owner.type].bits / 8 : 0);
+          }
+          break;
+        }
+      }
+      for (const a of arrays) {
+        if (!a.live) continue;
+        const now = bytesOf(a.wa.array);
+        const bad = now.findIndex((b, i) => b !== a.model[i]);
+        assert.equal(bad, -1, `${label}: byte ${bad} of a live ${a.type} WasmArray of ${a.n} is ${now[bad]}, not ${a.model[bad]}`);
+      }
+    }
+  } finally {
+    for (const a of arrays) if (a.live) a.wa.free();
+  }
+}
+
+both("WasmArrays: alloc, free, growth, views and calls against a model of every live array", () => fc.property(poolCase(), checkPool), Math.max(1, Math.floor(RUNS / 5)));
+
+test("the WasmArray property runs calls, and refuses stale views and freed arrays, in a fair share of its steps", { skip }, () => {
+  const { ran, refused, stale, freed } = poolStats;
+  console.error(`fuzz.test.mjs: WasmArray calls: ${ran} ran, ${refused} refused (${stale} stale views, ${freed} freed)`);
+  assert.ok(ran >= refused / 4 && stale > 0 && freed > 0, JSON.stringify(poolStats));
+});
 
 // ------------------------------------------------------------ DirectML-style API
 

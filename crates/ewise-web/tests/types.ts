@@ -4,7 +4,7 @@
 import {
   ArgumentError, CompiledOperator, Device, EwiseError, GpuCompiledOperator, GpuDevice, GpuOperator,
   OperatorDesc, ValidationError, WebGpuUnavailableError, calcBufferTensorSize, init, isInfinity,
-  requestGpu, sign, tensorDesc,
+  WasmArray, alloc, requestGpu, sign, tensorDesc,
 } from "../pkg/ewise.js";
 
 export async function uses(): Promise<void> {
@@ -18,6 +18,22 @@ export async function uses(): Promise<void> {
   const flags: Uint8Array = isInfinity(new Float64Array([Infinity]), { mode: "positive" });
   const b: Uint8Array = isInfinity(new Uint16Array([0x7f80]), { dtype: "bfloat16", out: new Uint8Array(1) });
   void [f, i, h, same, flags, b];
+
+  const wa: WasmArray<Float32Array> = alloc(Float32Array, 4);
+  wa.array.set([-1, 2, NaN, -0]);
+  const wr: WasmArray<Float32Array> = sign(wa, { out: wa });
+  const wn: WasmArray<Float32Array> = sign(wa);
+  const into: WasmArray<Float32Array> = sign(new Float32Array(4), { out: wa });
+  const back: Float32Array = sign(wa, { out: new Float32Array(4) });
+  const wf: WasmArray<Uint8Array> = isInfinity(wa);
+  const bits: WasmArray<Uint16Array> = alloc("bfloat16", 2);
+  const bf: Uint16Array = bits.array;
+  const e: Float32Array = wn.array;
+  const n: number = wa.length + wa.byteLength;
+  wa.free();
+  new Device().createOperator(OperatorDesc.sign(tensorDesc("FLOAT32", [4]), tensorDesc("FLOAT32", [4]))).compile()
+    .execute([wr, wn], [{ buffer: 0, sizeInBytes: 16 }], [{ buffer: 1, sizeInBytes: 16 }]);
+  void [into, back, wf, bf, e, n];
 
   try {
     const gpu: GpuDevice = await requestGpu({ allowSoftware: false });
@@ -81,6 +97,14 @@ export function misuses(): void {
   sign(new Float32Array(1), { policy: "zero" });
   // @ts-expect-error: an unknown data type
   tensorDesc("FLOAT", [1]);
+  // @ts-expect-error: alloc takes typed array constructors and dtype names
+  alloc(Array, 3);
+  // @ts-expect-error: an unknown dtype name
+  alloc("float8", 3);
+  // @ts-expect-error: a WasmArray of integers has no infinities
+  isInfinity(alloc(Int32Array, 1));
+  // @ts-expect-error: WasmArray has no constructor to call
+  void new WasmArray();
   // @ts-expect-error: an unknown GPU option
   void requestGpu({ adapter: "x" });
   // @ts-expect-error: a cap is a number

@@ -121,3 +121,23 @@ test("memory that shrinks or is transferred while the GPU runs: an ArgumentError
   await assert.rejects(() => execution, (e) => e instanceof ewise.EwiseError, "a bound buffer shrunk");
   assert.sameBytes(await gpu.sign(new Float32Array([-2, 0, 3])), new Float32Array([-1, 0, 1]), "the device keeps working");
 });
+
+test("WasmArrays on the GPU: x and out copied across, a new WasmArray without out, freed ones refused", async () => {
+  const { patterns } = inputOf("float32");
+  const x = ewise.alloc(Float32Array, patterns.length);
+  new Uint32Array(x.array.buffer, x.array.byteOffset, patterns.length).set(patterns);
+  const fresh = await gpu.sign(x);
+  assert.ok(fresh instanceof ewise.WasmArray && fresh.dtype === "float32", "a new WasmArray");
+  assert.equal(firstMismatch(patterns, patternsOf(fresh.array), (p) => signOf("float32", p, "zero")), null, "sign into a new WasmArray");
+  const flags = ewise.alloc(Uint8Array, patterns.length);
+  assert.equal(await gpu.isInfinity(x, { out: flags }), flags);
+  assert.equal(firstMismatch(patterns, flags.array, (p) => isInfinityOf("float32", p, "either")), null, "isInfinity into a WasmArray");
+  assert.equal(await gpu.sign(x, { out: x }), x);
+  assert.equal(firstMismatch(patterns, patternsOf(x.array), (p) => signOf("float32", p, "zero")), null, "in place");
+  const pending = gpu.sign(x, { out: fresh });
+  fresh.free();
+  await assert.rejects(pending, (e) => e instanceof ewise.ArgumentError && /freed/.test(e.message), "out freed while the GPU ran: nothing written");
+  await assert.rejects(gpu.sign(fresh), (e) => e instanceof ewise.ArgumentError && /freed/.test(e.message), "a freed x");
+  x.free();
+  flags.free();
+});
