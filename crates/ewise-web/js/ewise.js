@@ -260,6 +260,23 @@ function slot(getter, v) {
   }
 }
 
+/** The byte length of `b` and whether it is shared, where it is an ArrayBuffer or a
+ * SharedArrayBuffer (by their own getters, which no prototype or Proxy fakes), else
+ * undefined. The getter `b` looks like it has is tried first: an exception (which costs
+ * microseconds) is met only where `b` disguises its class or is neither. */
+function bufferKind(b) {
+  let shared = false;
+  try {
+    shared = SAB_BYTES !== undefined && b instanceof SharedArrayBuffer;
+  } catch {
+    // A revoked Proxy: neither, as the getters say below.
+  }
+  const first = slot(shared ? SAB_BYTES : AB_BYTES, b);
+  if (first !== undefined) return { length: first, shared };
+  const other = shared ? slot(AB_BYTES, b) : slot(SAB_BYTES, b);
+  return other === undefined ? undefined : { length: other, shared: !shared };
+}
+
 /** Whether ArrayBuffer `b` is detached (transferred): its `detached`, or where the
  * runtime lacks that, a length of 0 that no view can be made over. */
 function isDetached(b) {
@@ -365,7 +382,7 @@ function detachedError(argument, what) {
 function bytes(x, argument, what) {
   const typed = tagOf(x) !== undefined;
   const buffer = (typed ? TA_BUFFER : DV_BUFFER).call(x);
-  if (slot(AB_BYTES, buffer) !== undefined && isDetached(buffer)) throw detachedError(argument, what);
+  if (bufferKind(buffer)?.shared === false && isDetached(buffer)) throw detachedError(argument, what);
   const offset = slot(typed ? TA_OFFSET : DV_OFFSET, x) ?? 0;
   const length = slot(typed ? TA_BYTES : DV_BYTES, x) ?? 0;
   if (length > MAX_BYTES) throw tooLarge(argument, what, length);
@@ -378,7 +395,7 @@ function bytes(x, argument, what) {
  * before writing any output, without the module's memory holding the input. */
 function staged(input, out, what) {
   const [a, b] = [TA_BUFFER.call(input), TA_BUFFER.call(out)];
-  if (a === b || slot(SAB_BYTES, a) === undefined || slot(SAB_BYTES, b) === undefined) return input;
+  if (a === b || bufferKind(a)?.shared !== true || bufferKind(b)?.shared !== true) return input;
   const copy = allocated(Uint8Array, input.length, 1, "a copy of x, whose memory the output may share", what);
   copy.set(input);
   return copy;
@@ -590,7 +607,7 @@ export class WasmArray {
     let owner = x;
     if (!WasmArray.is(x)) {
       const tag = tagOf(x);
-      const buffer = tag === undefined ? (slot(DV_BUFFER, x) ?? x) : TA_BUFFER.call(x);
+      const buffer = tag !== undefined ? TA_BUFFER.call(x) : ArrayBuffer.isView(x) ? DV_BUFFER.call(x) : x;
       if (!isModuleMemory(buffer)) return undefined;
       owner = viewOwners.get(x);
       if (owner === undefined) {
@@ -1160,14 +1177,13 @@ function bufferMemory(b, name, what) {
   if (WasmArray.is(b) || WasmArray.resident(b, name, what) !== undefined) {
     throw argumentError(name, `${what}: ${name} is a WasmArray (or its array), which only the CPU's CompiledOperator.execute takes, with every buffer a WasmArray; copy its elements out (slice()) for this call`);
   }
-  const plain = slot(AB_BYTES, b);
-  const length = plain ?? slot(SAB_BYTES, b);
-  if (length !== undefined) {
-    if (plain !== undefined && isDetached(b)) throw detachedError(name, what);
-    if (length > MAX_BYTES) throw tooLarge(name, what, length);
-    return new Uint8Array(b, 0, length);
-  }
   if (ArrayBuffer.isView(b)) return bytes(b, name, what);
+  const kind = bufferKind(b);
+  if (kind !== undefined) {
+    if (!kind.shared && isDetached(b)) throw detachedError(name, what);
+    if (kind.length > MAX_BYTES) throw tooLarge(name, what, kind.length);
+    return new Uint8Array(b, 0, kind.length);
+  }
   throw argumentError(name, `${what}: ${name} must be an ArrayBuffer, a typed array or a DataView; got ${describe(b)}`);
 }
 
