@@ -12,16 +12,20 @@
 //! module turns into instances of its exported classes. No input makes this module
 //! panic: a panic in WebAssembly is a trap that would leave the module unusable.
 //!
-//! Memory: the array exports copy the caller's elements in chunks of at most
-//! `array::CHUNK_BYTES` (1 MiB) of input into one staging area that is kept between
-//! calls (it grows once, to the largest chunk and its results: at most 2 MiB), so the
-//! module's memory does not grow with the arrays (except where an output starts inside its input, or both are views of
-//! `SharedArrayBuffer` objects, which may be one memory: that input is copied whole
-//! first); the DirectML-style `execute` holds the two bound ranges (in place, one, or
-//! two where the layouts differ); the GPU device's array calls copy the whole input and
-//! output, and its DirectML-style executions hold the exact spans of the two tensors.
-//! Executions write only the output elements' bytes, a contiguous run at a time. Each
-//! allocation that cannot be had is an `OutOfMemoryError`, never a trap.
+//! Memory: the copying array exports (`signBytes`, `isInfinityBytes`) copy the caller's
+//! elements in chunks of at most `array::CHUNK_BYTES` (1 MiB) of input into one staging
+//! area kept between calls (it grows once, to the largest chunk and its results: at most
+//! 2 MiB), so the module's memory does not grow with the arrays (except where an output
+//! starts inside its input, or both are views of `SharedArrayBuffer` objects, which may
+//! be one memory: that input is copied whole first). WasmArrays (`blocks`) are blocks of
+//! the module's memory that the caller allocates and frees: the exports on them run
+//! where they lie, and one on a WasmArray and a view of JavaScript memory copies the
+//! view's side in chunks. The DirectML-style `execute` holds the two bound ranges (in
+//! place, one, or two where the layouts differ), and runs on WasmArrays where they lie;
+//! the GPU device's array calls copy the whole input and output, and its DirectML-style
+//! executions hold the exact spans of the two tensors. Executions write only the output
+//! elements' bytes, a contiguous run at a time. Each allocation that cannot be had is an
+//! `OutOfMemoryError`, never a trap.
 #![cfg(target_arch = "wasm32")]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
