@@ -534,21 +534,13 @@ const CREATE = Symbol("WasmArray");
  */
 export class WasmArray {
   #id;
-  #address;
-  #length;
-  #dtype;
-  #Type;
-  #view = null;
-
+  /** Its address, element count, dtype and typed array constructor. */
   #meta;
+  #view = null;
 
   constructor(token, id, address, length, dtype, Type) {
     if (token !== CREATE) throw argumentError("WasmArray", "WasmArray: use alloc(type, length) to get one");
     this.#id = id;
-    this.#address = address;
-    this.#length = length;
-    this.#dtype = dtype;
-    this.#Type = Type;
     this.#meta = Object.freeze({ address, length, dtype, Type });
   }
 
@@ -560,17 +552,17 @@ export class WasmArray {
 
   /** The element count. */
   get length() {
-    return this.#length;
+    return this.#meta.length;
   }
 
   /** The element type's name ("float32", "bfloat16", ...). */
   get dtype() {
-    return this.#dtype;
+    return this.#meta.dtype;
   }
 
   /** The bytes the elements take. */
   get byteLength() {
-    return this.#length * this.#Type.BYTES_PER_ELEMENT;
+    return this.#meta.length * this.#meta.Type.BYTES_PER_ELEMENT;
   }
 
   /** Whether `free()` was called. */
@@ -594,7 +586,8 @@ export class WasmArray {
     needReady(what);
     const buffer = moduleBuffer();
     if (this.#view === null || TA_BUFFER.call(this.#view) !== buffer) {
-      this.#view = new this.#Type(buffer, this.#address, this.#length);
+      const { Type, address, length } = this.#meta;
+      this.#view = new Type(buffer, address, length);
       viewOwners.set(this.#view, this);
     }
     return this.#view;
@@ -618,7 +611,7 @@ export class WasmArray {
         throw argumentError(argument, `${what}: ${argument} is a stale view of a WasmArray: ewise's WebAssembly memory grew since it was taken, which detached it; take the WasmArray's array again (or pass the WasmArray)`);
       }
     }
-    return { owner, view: owner.#current(argument, what), address: owner.#address };
+    return { owner, view: owner.#current(argument, what), address: owner.#meta.address };
   }
 
   /** Whether `x` is a WasmArray (a brand check, which no Proxy or prototype fakes and
